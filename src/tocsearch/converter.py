@@ -1,0 +1,89 @@
+"""The one cattrs converter: records to JSON-ready dicts and back.
+
+Datetimes travel as ISO 8601 strings in UTC (``2026-01-30T14:05:00.123000+00:00``); enums as
+their values; tuples as lists. Structuring runs the records' own validators, so a malformed
+document is refused with :class:`~tocsearch.errors.InvalidArgument` instead of being half-read.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, TypeVar
+
+import cattrs
+
+from tocsearch.errors import InvalidArgument
+
+__all__ = ["converter", "from_dict", "from_json", "to_dict", "to_json"]
+
+T = TypeVar("T")
+
+
+def _parse_datetime(value: Any, _: type) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise InvalidArgument(f"expected an ISO 8601 timestamp string, got {value!r}")
+    try:
+        # fromisoformat in Python 3.10 does not read a trailing "Z".
+        parsed = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+    except ValueError:
+        raise InvalidArgument(f"not an ISO 8601 timestamp: {value!r}") from None
+    if parsed.tzinfo is None:
+        raise InvalidArgument(f"timestamp must carry a UTC offset, got {value!r}")
+    return parsed
+
+
+def _make_converter() -> cattrs.Converter:
+    made = cattrs.Converter(forbid_extra_keys=False)
+    made.register_unstructure_hook(datetime, lambda value: value.isoformat())
+    made.register_structure_hook(datetime, _parse_datetime)
+    return made
+
+
+converter = _make_converter()
+
+
+def to_dict(record: Any) -> Any:
+    """A JSON-ready form of a record (dicts, lists, strings, numbers)."""
+    return converter.unstructure(record)
+
+
+def from_dict(data: Any, cls: type[T]) -> T:
+    """A record of type ``cls`` from :func:`to_dict` output.
+
+    Raises:
+        InvalidArgument: the data does not describe a valid ``cls``.
+    """
+    try:
+        return converter.structure(data, cls)
+    except InvalidArgument:
+        raise
+    except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as error:
+        raise InvalidArgument(f"not a valid {cls.__name__}: {_describe(error)}") from error
+
+
+def to_json(record: Any) -> str:
+    """A record as a compact JSON string."""
+    return json.dumps(to_dict(record), ensure_ascii=False, separators=(",", ":"))
+
+
+def from_json(text: str | bytes, cls: type[T]) -> T:
+    """A record of type ``cls`` from :func:`to_json` output.
+
+    Raises:
+        InvalidArgument: the text is not JSON or does not describe a valid ``cls``.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise InvalidArgument(f"not valid JSON for {cls.__name__}: {error}") from None
+    return from_dict(data, cls)
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, cattrs.BaseValidationError):
+        inner = [_describe(sub) for sub in error.exceptions]
+        return "; ".join(inner) or str(error)
+    return str(error) or type(error).__name__

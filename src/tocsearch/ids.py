@@ -1,0 +1,290 @@
+"""Formats and parses the ids of TOC nodes, grips and events.
+
+Node ids name their place in the calendar::
+
+    toc:year:2026
+    toc:month:2026-01
+    toc:week:2026-W05            ISO 8601 week-numbering year and week
+    toc:day:2026-01-30
+    toc:segment:2026-01-30:<suffix>
+    grip:<epoch_ms>:<suffix>
+    evt:<epoch_ms, 13 digits>:<suffix>
+
+Event ids sort in time order as plain strings, because the epoch milliseconds are zero-padded.
+
+Weeks that straddle a month or a year belong to the month, and so to the year, that holds
+their Thursday. That is the ISO 8601 rule that already decides a week's year, applied once more
+to the month, and it keeps the tree strict: each day has one week, each week one month, each
+month one year. A month therefore covers whole weeks (``toc:month:2026-01`` runs from Monday
+2025-12-29 to Sunday 2026-02-01). Day ids stay calendar dates, so a day is found by its date
+directly, and by its calendar month through a time-range query.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+
+import attrs
+
+from tocsearch.errors import InvalidId
+from tocsearch.levels import TocLevel
+
+__all__ = [
+    "NodeKey",
+    "calendar_node_id",
+    "day_id",
+    "event_id",
+    "from_epoch_ms",
+    "grip_id",
+    "level_of",
+    "month_id",
+    "month_of_week",
+    "parent_id",
+    "parse_event_id",
+    "parse_grip_id",
+    "parse_node_id",
+    "segment_id",
+    "to_epoch_ms",
+    "week_id",
+    "year_id",
+]
+
+_MAX_EPOCH_MS = 10**13 - 1  # 13 digits: up to the year 2286
+_SUFFIX = r"[A-Za-z0-9_.:-]{1,200}"
+_NODE_RE = re.compile(
+    r"toc:(?:"
+    r"year:(?P<year>\d{4})"
+    r"|month:(?P<m_year>\d{4})-(?P<month>\d{2})"
+    r"|week:(?P<w_year>\d{4})-W(?P<week>\d{2})"
+    r"|day:(?P<day>\d{4}-\d{2}-\d{2})"
+    r"|segment:(?P<s_day>\d{4}-\d{2}-\d{2}):(?P<suffix>" + _SUFFIX + r")"
+    r")"
+)
+_EVENT_RE = re.compile(r"evt:(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")")
+_GRIP_RE = re.compile(r"grip:(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")")
+_SUFFIX_RE = re.compile(_SUFFIX)
+
+
+@attrs.frozen
+class NodeKey:
+    """What a node id says: its level, the calendar period it names, and a segment's suffix.
+
+    ``first_day`` and ``last_day`` are inclusive; for a segment both are its day.
+    """
+
+    level: TocLevel
+    first_day: date
+    last_day: date
+    suffix: str | None = None
+
+    @property
+    def start(self) -> datetime:
+        """Midnight UTC at the start of the period."""
+        return datetime(
+            self.first_day.year, self.first_day.month, self.first_day.day, tzinfo=timezone.utc
+        )
+
+    @property
+    def end(self) -> datetime:
+        """Midnight UTC after the period: the exclusive end."""
+        return self.start + timedelta(days=(self.last_day - self.first_day).days + 1)
+
+
+def to_epoch_ms(when: datetime) -> int:
+    """Milliseconds since the Unix epoch of a timezone-aware datetime."""
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise InvalidId(f"datetime must be timezone-aware, got naive {when.isoformat()}")
+    delta = when - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return delta // timedelta(milliseconds=1)
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    """The UTC datetime of an epoch-milliseconds value."""
+    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+
+
+def _check_suffix(suffix: str) -> str:
+    if not _SUFFIX_RE.fullmatch(suffix):
+        raise InvalidId(
+            f"id suffix must be 1-200 characters of letters, digits, '_', '.', ':' or '-', "
+            f"got {suffix!r}"
+        )
+    return suffix
+
+
+def _check_ms(when: datetime) -> int:
+    ms = to_epoch_ms(when)
+    if not 0 <= ms <= _MAX_EPOCH_MS:
+        raise InvalidId(f"timestamp {when.isoformat()} is outside 1970-01-01 .. 2286-11-20")
+    return ms
+
+
+def year_id(year: int) -> str:
+    """``toc:year:2026``."""
+    return f"toc:year:{year:04d}"
+
+
+def month_id(year: int, month: int) -> str:
+    """``toc:month:2026-01``."""
+    return f"toc:month:{year:04d}-{month:02d}"
+
+
+def week_id(iso_year: int, iso_week: int) -> str:
+    """``toc:week:2026-W05`` from an ISO 8601 week-numbering year and week."""
+    return f"toc:week:{iso_year:04d}-W{iso_week:02d}"
+
+
+def day_id(day: date) -> str:
+    """``toc:day:2026-01-30``."""
+    return f"toc:day:{day.isoformat()}"
+
+
+def segment_id(day: date, suffix: str) -> str:
+    """``toc:segment:2026-01-30:<suffix>``."""
+    return f"toc:segment:{day.isoformat()}:{_check_suffix(suffix)}"
+
+
+def event_id(timestamp: datetime, suffix: str) -> str:
+    """``evt:<13-digit epoch ms>:<suffix>``; such ids sort in time order."""
+    return f"evt:{_check_ms(timestamp):013d}:{_check_suffix(suffix)}"
+
+
+def grip_id(timestamp: datetime, suffix: str) -> str:
+    """``grip:<epoch ms>:<suffix>``."""
+    return f"grip:{_check_ms(timestamp)}:{_check_suffix(suffix)}"
+
+
+def parse_event_id(value: str) -> tuple[datetime, str]:
+    """The timestamp (to the millisecond) and suffix of an event id.
+
+    Raises:
+        InvalidId: the value is not an event id.
+    """
+    match = _EVENT_RE.fullmatch(value)
+    if match is None:
+        raise InvalidId(f"not an event id (evt:<13-digit epoch ms>:<suffix>): {value!r}")
+    return from_epoch_ms(int(match["ms"])), match["suffix"]
+
+
+def parse_grip_id(value: str) -> tuple[datetime, str]:
+    """The timestamp (to the millisecond) and suffix of a grip id.
+
+    Raises:
+        InvalidId: the value is not a grip id.
+    """
+    match = _GRIP_RE.fullmatch(value)
+    if match is None:
+        raise InvalidId(f"not a grip id (grip:<epoch ms>:<suffix>): {value!r}")
+    return from_epoch_ms(int(match["ms"])), match["suffix"]
+
+
+def _date(text: str, node_id: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InvalidId(f"node id names no calendar date: {node_id!r}") from None
+
+
+def _iso_week_days(iso_year: int, iso_week: int, node_id: str) -> tuple[date, date]:
+    try:
+        monday = date.fromisocalendar(iso_year, iso_week, 1)
+    except ValueError:
+        raise InvalidId(f"node id names no ISO week: {node_id!r}") from None
+    return monday, monday + timedelta(days=6)
+
+
+def _month_days(year: int, month: int) -> tuple[date, date]:
+    """First and last day of the whole weeks whose Thursdays fall in the month."""
+    first = date(year, month, 1)
+    # The first Thursday on or after the 1st decides the first week of the month.
+    first_thursday = first + timedelta(days=(3 - first.weekday()) % 7)
+    next_first = date(year + month // 12, month % 12 + 1, 1)
+    next_thursday = next_first + timedelta(days=(3 - next_first.weekday()) % 7)
+    return first_thursday - timedelta(days=3), next_thursday - timedelta(days=4)
+
+
+def parse_node_id(node_id: str) -> NodeKey:
+    """What a node id says about its level and period.
+
+    Raises:
+        InvalidId: the value is not a TOC node id, or names no real date or week.
+    """
+    match = _NODE_RE.fullmatch(node_id)
+    if match is None:
+        raise InvalidId(
+            "not a TOC node id (toc:year:YYYY, toc:month:YYYY-MM, toc:week:YYYY-Www, "
+            f"toc:day:YYYY-MM-DD or toc:segment:YYYY-MM-DD:<suffix>): {node_id!r}"
+        )
+    if match["year"] is not None:
+        year = int(match["year"])
+        first, _ = _iso_week_days(year, 1, node_id)
+        following, _ = _iso_week_days(year + 1, 1, node_id)
+        return NodeKey(TocLevel.YEAR, first, following - timedelta(days=1))
+    if match["month"] is not None:
+        month = int(match["month"])
+        if not 1 <= month <= 12:
+            raise InvalidId(f"node id names no month: {node_id!r}")
+        first, last = _month_days(int(match["m_year"]), month)
+        return NodeKey(TocLevel.MONTH, first, last)
+    if match["week"] is not None:
+        first, last = _iso_week_days(int(match["w_year"]), int(match["week"]), node_id)
+        return NodeKey(TocLevel.WEEK, first, last)
+    if match["day"] is not None:
+        day = _date(match["day"], node_id)
+        return NodeKey(TocLevel.DAY, day, day)
+    day = _date(match["s_day"], node_id)
+    return NodeKey(TocLevel.SEGMENT, day, day, match["suffix"])
+
+
+def level_of(node_id: str) -> TocLevel:
+    """The level a node id names.
+
+    Raises:
+        InvalidId: the value is not a TOC node id.
+    """
+    return parse_node_id(node_id).level
+
+
+def month_of_week(iso_year: int, iso_week: int) -> tuple[int, int]:
+    """The (year, month) a week belongs to: the month of its Thursday."""
+    thursday = date.fromisocalendar(iso_year, iso_week, 4)
+    return thursday.year, thursday.month
+
+
+def calendar_node_id(level: TocLevel, when: datetime | date) -> str:
+    """The id of the year, month, week or day node whose period holds ``when`` (in UTC).
+
+    Raises:
+        InvalidArgument: ``level`` is SEGMENT, which has no calendar id.
+    """
+    if isinstance(when, datetime):
+        if when.tzinfo is None or when.utcoffset() is None:
+            raise InvalidId(f"datetime must be timezone-aware, got naive {when.isoformat()}")
+        day = when.astimezone(timezone.utc).date()
+    else:
+        day = when
+    iso_year, iso_week, _ = day.isocalendar()
+    if level is TocLevel.DAY:
+        return day_id(day)
+    if level is TocLevel.WEEK:
+        return week_id(iso_year, iso_week)
+    year, month = month_of_week(iso_year, iso_week)
+    if level is TocLevel.MONTH:
+        return month_id(year, month)
+    if level is TocLevel.YEAR:
+        return year_id(year)
+    raise InvalidId("segments have no calendar id; use segment_id(day, suffix)")
+
+
+def parent_id(node_id: str) -> str | None:
+    """The id of a node's parent, or None for a year.
+
+    Raises:
+        InvalidId: the value is not a TOC node id.
+    """
+    key = parse_node_id(node_id)
+    parent = key.level.parent()
+    if parent is None:
+        return None
+    return calendar_node_id(parent, key.first_day)

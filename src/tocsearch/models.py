@@ -1,0 +1,206 @@
+"""The records of tocsearch: raw events, TOC nodes with their bullets, and grips.
+
+All records are frozen attrs classes; change one with :func:`attrs.evolve`. Times are
+timezone-aware and normalised to UTC on construction; a naive datetime is refused, because a
+conversation history mixes machines and a guessed zone silently misfiles a whole day.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import attrs
+
+from tocsearch.errors import InvalidArgument, InvalidId
+from tocsearch.ids import parse_event_id, parse_grip_id, parse_node_id
+from tocsearch.levels import TocLevel
+
+__all__ = [
+    "Event",
+    "EventRole",
+    "EventType",
+    "Grip",
+    "TocBullet",
+    "TocLevel",
+    "TocNode",
+]
+
+
+class EventRole(str, enum.Enum):
+    """Who produced an event."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class EventType(str, enum.Enum):
+    """What kind of moment in a session an event records."""
+
+    SESSION_START = "session_start"
+    USER_MESSAGE = "user_message"
+    ASSISTANT_MESSAGE = "assistant_message"
+    TOOL_RESULT = "tool_result"
+    ASSISTANT_STOP = "assistant_stop"
+    SUBAGENT_START = "subagent_start"
+    SUBAGENT_STOP = "subagent_stop"
+    SESSION_END = "session_end"
+
+
+def _utc(value: datetime) -> datetime:
+    if not isinstance(value, datetime):
+        raise InvalidArgument(f"expected a datetime, got {type(value).__name__}: {value!r}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidArgument(
+            f"datetime must be timezone-aware (UTC), got naive {value.isoformat()}"
+        )
+    if value.tzinfo is timezone.utc:
+        return value
+    return value.astimezone(timezone.utc)
+
+
+def _str_tuple(values: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(values, str):
+        raise InvalidArgument(f"expected a sequence of strings, got the string {values!r}")
+    return tuple(values)
+
+
+def _bullet_tuple(values: Iterable[TocBullet]) -> tuple[TocBullet, ...]:
+    bullets = tuple(values)
+    for bullet in bullets:
+        if not isinstance(bullet, TocBullet):
+            raise InvalidArgument(f"bullets must be TocBullet records, got {bullet!r}")
+    return bullets
+
+
+def _metadata(values: Mapping[str, str]) -> dict[str, str]:
+    copied = dict(values)
+    for key, value in copied.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise InvalidArgument(f"event metadata maps strings to strings, got {key!r}: {value!r}")
+    return copied
+
+
+def _nonempty(instance: Any, attribute: attrs.Attribute[str], value: str) -> None:
+    if not value:
+        raise InvalidArgument(f"{type(instance).__name__}.{attribute.name} must not be empty")
+
+
+def _node_id_matches_level(node: TocNode, _: attrs.Attribute[str], value: str) -> None:
+    key = parse_node_id(value)
+    if key.level is not node.level:
+        raise InvalidId(
+            f"node id {value!r} is a {key.level.value} id, but level is {node.level.value}"
+        )
+
+
+def _event_id_format(_: Any, __: attrs.Attribute[str], value: str) -> None:
+    parse_event_id(value)
+
+
+def _event_id_matches_time(event: Event, _: attrs.Attribute[str], value: str) -> None:
+    stamped, _suffix = parse_event_id(value)
+    if stamped != event.timestamp.replace(microsecond=event.timestamp.microsecond // 1000 * 1000):
+        raise InvalidId(
+            f"event id {value!r} does not carry the event's timestamp "
+            f"{event.timestamp.isoformat()} in epoch milliseconds"
+        )
+
+
+def _grip_id_format(_: Any, __: attrs.Attribute[str], value: str) -> None:
+    parse_grip_id(value)
+
+
+def _ordered_times(instance: Any, _: attrs.Attribute[datetime], value: datetime) -> None:
+    if value < instance.start_time:
+        raise InvalidArgument(
+            f"{type(instance).__name__} end_time {value.isoformat()} is before start_time "
+            f"{instance.start_time.isoformat()}"
+        )
+
+
+@attrs.frozen
+class Event:
+    """One immutable conversation event: a message, a tool result, a session boundary.
+
+    ``event_id`` has the form ``evt:<13-digit epoch ms>:<suffix>`` (see :mod:`tocsearch.ids`) and
+    must carry the event's own timestamp, so that ids sort in time order. Make one with
+    ``tocsearch.ids.event_id(timestamp, suffix)``.
+    """
+
+    event_id: str = attrs.field(validator=_event_id_matches_time)
+    session_id: str = attrs.field(validator=_nonempty)
+    timestamp: datetime = attrs.field(converter=_utc)
+    role: EventRole = attrs.field(converter=EventRole)
+    event_type: EventType = attrs.field(converter=EventType)
+    text: str
+    metadata: dict[str, str] = attrs.field(factory=dict, converter=_metadata, hash=False)
+    agent: str | None = None
+
+
+@attrs.frozen
+class TocBullet:
+    """One statement of a node, with the grips that hold its evidence."""
+
+    text: str
+    grip_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+@attrs.frozen
+class TocNode:
+    """A node of the time table of contents.
+
+    Its id names its level and period (``toc:day:2026-01-30``); ``start_time``..``end_time`` is
+    the span of conversation it covers. Segments own ``event_ids`` (each event belongs to exactly
+    one segment) and may carry ``overlap_event_ids``: the tail of the previous segment, kept as
+    context, not owned.
+    """
+
+    node_id: str = attrs.field(validator=_node_id_matches_level)
+    level: TocLevel = attrs.field(converter=TocLevel)
+    title: str
+    start_time: datetime = attrs.field(converter=_utc)
+    end_time: datetime = attrs.field(converter=_utc, validator=_ordered_times)
+    bullets: tuple[TocBullet, ...] = attrs.field(default=(), converter=_bullet_tuple)
+    keywords: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    child_node_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    summary: str | None = None
+    version: int = 1
+    event_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    overlap_event_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+    @property
+    def summary_text(self) -> str:
+        """The summary, or the bullets joined by spaces when there is none."""
+        if self.summary:
+            return self.summary
+        return " ".join(bullet.text for bullet in self.bullets)
+
+
+@attrs.frozen
+class Grip:
+    """The evidence behind a bullet: a range of raw events with a short excerpt.
+
+    ``event_id_start`` and ``event_id_end`` are inclusive; ``toc_node_id`` is the segment (or
+    other node) that owns the bullet.
+    """
+
+    grip_id: str = attrs.field(validator=_grip_id_format)
+    excerpt: str
+    event_id_start: str = attrs.field(validator=_event_id_format)
+    event_id_end: str = attrs.field(validator=_event_id_format)
+    timestamp: datetime = attrs.field(converter=_utc)
+    source: str
+    toc_node_id: str | None = None
+
+    @event_id_end.validator
+    def _end_not_before_start(self, _: attrs.Attribute[str], value: str) -> None:
+        if value < self.event_id_start:
+            raise InvalidArgument(
+                f"grip {self.grip_id}: event_id_end {value!r} sorts before "
+                f"event_id_start {self.event_id_start!r}"
+            )

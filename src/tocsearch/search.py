@@ -1,0 +1,225 @@
+"""Index-free term search inside one TOC node and across a node's children.
+
+This is the search that always works: no index, no state, just the node's own text. A query is
+split into terms (see :func:`tocsearch.text.query_terms`); a field's score is the share of the
+terms it contains as substrings, case-insensitively.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from tocsearch.errors import InvalidArgument
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
+from tocsearch.storage.protocol import Storage
+from tocsearch.text import query_terms
+
+__all__ = [
+    "SearchChildrenResult",
+    "SearchField",
+    "SearchMatch",
+    "SearchNodeResult",
+    "rank_nodes",
+    "search_children",
+    "search_node",
+    "term_overlap_score",
+]
+
+logger = logging.getLogger("tocsearch")
+
+DEFAULT_LIMIT = 10
+
+
+class SearchField(str, enum.Enum):
+    """A field of a node that a search can look in, in the order matches tie-break."""
+
+    TITLE = "title"
+    SUMMARY = "summary"
+    BULLETS = "bullets"
+    KEYWORDS = "keywords"
+
+    @classmethod
+    def parse(cls, value: str) -> SearchField:
+        """A field from its name, case-insensitively.
+
+        Raises:
+            InvalidArgument: the name is not a field.
+        """
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            names = ", ".join(field.value for field in cls)
+            raise InvalidArgument(f"field must be one of {names}, got {value!r}") from None
+
+
+@attrs.frozen
+class SearchMatch:
+    """One place in a node where query terms occur."""
+
+    field: SearchField
+    text: str
+    grip_ids: tuple[str, ...]
+    score: float
+
+
+@attrs.frozen
+class SearchNodeResult:
+    """A node that matched, with its matches and their mean score."""
+
+    node_id: str
+    title: str
+    level: TocLevel
+    matches: tuple[SearchMatch, ...]
+    relevance_score: float
+
+
+@attrs.frozen
+class SearchChildrenResult:
+    """The best-scoring nodes, and whether more matched than ``limit`` let through."""
+
+    results: tuple[SearchNodeResult, ...]
+    has_more: bool
+
+
+def term_overlap_score(text: str, terms: Sequence[str]) -> float | None:
+    """The share of ``terms`` that occur in ``text`` (case-insensitive substrings), or None.
+
+    ``terms`` must already be case-folded, as :func:`tocsearch.text.query_terms` returns them.
+
+    >>> term_overlap_score("JWT authentication", ["jwt", "debugging"])
+    0.5
+    """
+    if not terms:
+        return None
+    folded = text.casefold()
+    matched = sum(1 for term in terms if term in folded)
+    return matched / len(terms) if matched else None
+
+
+def _wanted(fields: Iterable[SearchField]) -> frozenset[SearchField]:
+    chosen = frozenset(fields)
+    return chosen or frozenset(SearchField)
+
+
+def search_node(
+    node: TocNode, query: str, *, fields: Iterable[SearchField] = ()
+) -> list[SearchMatch]:
+    """Every match of the query's terms in one node, best first.
+
+    Title and summary score the share of terms they contain; each bullet is matched on its own
+    and carries its grip ids; a keyword that contains any term scores 1.0. The summary is
+    ``node.summary`` or, when there is none, the bullets joined. Empty ``fields`` means all fields.
+    Matches are sorted by score, descending; ties keep field order (title, summary, bullets,
+    keywords). A query with no term of three or more characters matches nothing.
+
+    Runtime complexity: O(t * c) for t terms over c characters of node text.
+    """
+    terms = query_terms(query)
+    if not terms:
+        return []
+    return _match_node(node, terms, _wanted(fields))
+
+
+def _match_node(
+    node: TocNode, terms: tuple[str, ...], wanted: frozenset[SearchField]
+) -> list[SearchMatch]:
+    matches: list[SearchMatch] = []
+    if SearchField.TITLE in wanted:
+        score = term_overlap_score(node.title, terms)
+        if score is not None:
+            matches.append(SearchMatch(SearchField.TITLE, node.title, (), score))
+    if SearchField.SUMMARY in wanted:
+        summary = node.summary_text
+        score = term_overlap_score(summary, terms)
+        if score is not None:
+            matches.append(SearchMatch(SearchField.SUMMARY, summary, (), score))
+    if SearchField.BULLETS in wanted:
+        for bullet in node.bullets:
+            score = term_overlap_score(bullet.text, terms)
+            if score is not None:
+                matches.append(
+                    SearchMatch(SearchField.BULLETS, bullet.text, bullet.grip_ids, score)
+                )
+    if SearchField.KEYWORDS in wanted:
+        for keyword in node.keywords:
+            folded = keyword.casefold()
+            if any(term in folded for term in terms):
+                matches.append(SearchMatch(SearchField.KEYWORDS, keyword, (), 1.0))
+    # sort() is stable, so equal scores keep the field order in which they were appended.
+    matches.sort(key=lambda match: -match.score)
+    return matches
+
+
+def rank_nodes(
+    nodes: Iterable[TocNode],
+    query: str,
+    *,
+    fields: Iterable[SearchField] = (),
+    limit: int = DEFAULT_LIMIT,
+) -> SearchChildrenResult:
+    """Search each node and rank those that match by the mean score of their matches.
+
+    Ties keep the order of ``nodes``. At most ``limit`` results are returned; ``has_more`` says
+    whether more nodes matched.
+
+    Raises:
+        InvalidArgument: ``limit`` is less than 1.
+    """
+    if limit < 1:
+        raise InvalidArgument(f"limit must be at least 1, got {limit}")
+    terms = query_terms(query)
+    if not terms:
+        return SearchChildrenResult((), False)
+    wanted = _wanted(fields)
+    results: list[SearchNodeResult] = []
+    for node in nodes:
+        matches = _match_node(node, terms, wanted)
+        if matches:
+            relevance = sum(match.score for match in matches) / len(matches)
+            results.append(
+                SearchNodeResult(node.node_id, node.title, node.level, tuple(matches), relevance)
+            )
+    results.sort(key=lambda result: -result.relevance_score)
+    return SearchChildrenResult(tuple(results[:limit]), len(results) > limit)
+
+
+def search_children(
+    storage: Storage,
+    parent_id: str,
+    query: str,
+    *,
+    child_level: TocLevel = TocLevel.YEAR,
+    fields: Iterable[SearchField] = (),
+    limit: int = DEFAULT_LIMIT,
+) -> SearchChildrenResult:
+    """Search the children of ``parent_id`` and rank them (see :func:`rank_nodes`).
+
+    An empty ``parent_id`` searches every stored node of ``child_level`` (by default the years).
+
+    Raises:
+        NodeNotFound: ``parent_id`` is not empty and names no stored node.
+        InvalidArgument: ``limit`` is less than 1.
+    """
+    started = time.perf_counter()
+    if parent_id:
+        children = storage.get_child_nodes(parent_id)
+    else:
+        children = storage.get_nodes_by_level(child_level)
+    outcome = rank_nodes(children, query, fields=fields, limit=limit)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug(
+            "search_children parent=%r query=%r searched=%d results=%d has_more=%s in %.3f ms",
+            parent_id,
+            query,
+            len(children),
+            len(outcome.results),
+            outcome.has_more,
+            (time.perf_counter() - started) * 1000,
+        )
+    return outcome

@@ -1,0 +1,293 @@
+"""The shared half of every backend: indexes, queries and error handling.
+
+A backend subclasses :class:`IndexedStorage` and supplies how one record is read, written and
+erased. Queries go through the in-memory :class:`NodeIndex` and :class:`EventIndex`, then read
+only the records they return.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from tocsearch.errors import (
+    EventNotFound,
+    GripNotFound,
+    InvalidArgument,
+    NodeNotFound,
+    StoreClosed,
+    StoreCorrupted,
+)
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._index import EventIndex, NodeIndex
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["IndexedStorage"]
+
+
+class IndexedStorage(abc.ABC):
+    """A Storage built from record-level reads and writes plus in-memory indexes.
+
+    Subclasses fill ``self._node_index`` and ``self._event_index`` when they open, and implement
+    the ``_read_*``, ``_write_*`` and ``_erase_*`` hooks. The index span of a node may be wider
+    than the node's own span (a backend may index a node by its calendar period without reading
+    it); queries re-check the exact span on the records they read.
+    """
+
+    def __init__(self) -> None:
+        self._node_index = NodeIndex()
+        self._event_index = EventIndex()
+        self._closed = False
+
+    # -- hooks -----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _read_node(self, node_id: str) -> TocNode | None: ...
+
+    @abc.abstractmethod
+    def _write_nodes(self, nodes: list[TocNode]) -> None: ...
+
+    @abc.abstractmethod
+    def _erase_node(self, node_id: str) -> None: ...
+
+    @abc.abstractmethod
+    def _read_grip(self, grip_id: str) -> Grip | None: ...
+
+    @abc.abstractmethod
+    def _write_grips(self, grips: list[Grip]) -> None: ...
+
+    @abc.abstractmethod
+    def _erase_grip(self, grip_id: str) -> None: ...
+
+    @abc.abstractmethod
+    def _grip_ids(self) -> Iterator[str]: ...
+
+    @abc.abstractmethod
+    def _read_event(self, event_id: str) -> Event | None: ...
+
+    @abc.abstractmethod
+    def _write_events(self, events: list[Event]) -> None: ...
+
+    @abc.abstractmethod
+    def _release(self) -> None:
+        """Free files and locks; called once by close()."""
+
+    def _index_span(self, node: TocNode) -> tuple[datetime, datetime]:
+        """The span under which a node is indexed; backends may widen it."""
+        return node.start_time, node.end_time
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise StoreClosed(f"{type(self).__name__} is closed")
+
+    @staticmethod
+    def _require_id(kind: str, value: str) -> None:
+        if not isinstance(value, str) or not value:
+            raise InvalidArgument(f"{kind} must be a non-empty string, got {value!r}")
+
+    # -- nodes -----------------------------------------------------------------------------
+    def put_node(self, node: TocNode) -> None:
+        self.put_nodes((node,))
+
+    def put_nodes(self, nodes: Iterable[TocNode]) -> None:
+        self._ensure_open()
+        batch = list(nodes)
+        if not batch:
+            return
+        self._write_nodes(batch)
+        for node in batch:
+            start, end = self._index_span(node)
+            self._node_index.add(node.node_id, node.level, start, end)
+
+    def find_node(self, node_id: str) -> TocNode | None:
+        self._ensure_open()
+        if not isinstance(node_id, str) or node_id not in self._node_index:
+            return None
+        return self._read_node(node_id)
+
+    def get_node(self, node_id: str) -> TocNode:
+        self._require_id("node_id", node_id)
+        node = self.find_node(node_id)
+        if node is None:
+            raise NodeNotFound(f"node not found: {node_id!r}")
+        return node
+
+    def delete_node(self, node_id: str) -> None:
+        self._ensure_open()
+        if node_id in self._node_index:
+            self._erase_node(node_id)
+            self._node_index.discard(node_id)
+
+    def get_child_nodes(self, parent_id: str) -> list[TocNode]:
+        parent = self.get_node(parent_id)
+        children = [
+            child
+            for child in (
+                self.find_node(child_id) for child_id in dict.fromkeys(parent.child_node_ids)
+            )
+            if child is not None
+        ]
+        children.sort(key=lambda child: (child.start_time, child.node_id))
+        return children
+
+    def get_toc_root(self) -> list[TocNode]:
+        return self.get_nodes_by_level(TocLevel.YEAR)
+
+    def get_nodes_by_level(
+        self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
+    ) -> list[TocNode]:
+        self._ensure_open()
+        level = TocLevel(level)
+        found: list[TocNode] = []
+        for node_id in self._node_index.query(level, start, end):
+            node = self._read_node(node_id)
+            if node is None:
+                continue
+            if (end is None or node.start_time < end) and (start is None or node.end_time >= start):
+                found.append(node)
+        found.sort(key=lambda node: (node.start_time, node.node_id))
+        return found
+
+    def iter_node_ids(self) -> Iterator[str]:
+        self._ensure_open()
+        return iter(list(self._node_index.ids()))
+
+    def count_nodes(self) -> int:
+        self._ensure_open()
+        return len(self._node_index)
+
+    # -- grips -----------------------------------------------------------------------------
+    def put_grip(self, grip: Grip) -> None:
+        self.put_grips((grip,))
+
+    def put_grips(self, grips: Iterable[Grip]) -> None:
+        self._ensure_open()
+        batch = list(grips)
+        if batch:
+            self._write_grips(batch)
+
+    def find_grip(self, grip_id: str) -> Grip | None:
+        self._ensure_open()
+        if not isinstance(grip_id, str) or not grip_id:
+            return None
+        return self._read_grip(grip_id)
+
+    def get_grip(self, grip_id: str) -> Grip:
+        self._require_id("grip_id", grip_id)
+        grip = self.find_grip(grip_id)
+        if grip is None:
+            raise GripNotFound(f"grip not found: {grip_id!r}")
+        return grip
+
+    def delete_grip(self, grip_id: str) -> None:
+        self._ensure_open()
+        self._erase_grip(grip_id)
+
+    def iter_grip_ids(self) -> Iterator[str]:
+        self._ensure_open()
+        return iter(list(self._grip_ids()))
+
+    # -- events ----------------------------------------------------------------------------
+    def put_event(self, event: Event) -> None:
+        self.put_events((event,))
+
+    def put_events(self, events: Iterable[Event]) -> None:
+        self._ensure_open()
+        batch = list(events)
+        if not batch:
+            return
+        self._write_events(batch)
+        for event in batch:
+            self._event_index.add(event.event_id, event.timestamp, event.session_id)
+
+    def find_event(self, event_id: str) -> Event | None:
+        self._ensure_open()
+        if not isinstance(event_id, str) or event_id not in self._event_index:
+            return None
+        return self._read_event(event_id)
+
+    def get_event(self, event_id: str) -> Event:
+        self._require_id("event_id", event_id)
+        event = self.find_event(event_id)
+        if event is None:
+            raise EventNotFound(f"event not found: {event_id!r}")
+        return event
+
+    def has_event(self, event_id: str) -> bool:
+        self._ensure_open()
+        return event_id in self._event_index
+
+    def _read_events(self, event_ids: Iterable[str]) -> list[Event]:
+        events: list[Event] = []
+        for event_id in event_ids:
+            event = self._read_event(event_id)
+            if event is None:
+                raise StoreCorrupted(f"indexed event {event_id!r} cannot be read")
+            events.append(event)
+        return events
+
+    def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
+        self._ensure_open()
+        return self._read_events(self._event_index.in_time_range(start, end))
+
+    def get_event_range(self, first_id: str, last_id: str) -> list[Event]:
+        self._ensure_open()
+        return self._read_events(self._event_index.between(first_id, last_id))
+
+    def get_events_before(self, event_id: str, limit: int) -> list[Event]:
+        self._ensure_open()
+        return self._read_events(self._event_index.before(event_id, limit))
+
+    def get_events_after(self, event_id: str, limit: int) -> list[Event]:
+        self._ensure_open()
+        return self._read_events(self._event_index.after(event_id, limit))
+
+    def get_session_events(self, session_id: str) -> list[Event]:
+        self._ensure_open()
+        return self._read_events(self._event_index.session(session_id))
+
+    def count_events(self) -> int:
+        self._ensure_open()
+        return len(self._event_index)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def check(self) -> None:
+        """Verify that indexes agree and every indexed record reads back under its own id."""
+        self._ensure_open()
+        self._node_index.check()
+        self._event_index.check()
+        for node_id in list(self._node_index.ids()):
+            node = self._read_node(node_id)
+            if node is None or node.node_id != node_id:
+                raise StoreCorrupted(f"indexed node {node_id!r} cannot be read back")
+        for event_id in list(self._event_index.ids()):
+            event = self._read_event(event_id)
+            if event is None or event.event_id != event_id:
+                raise StoreCorrupted(f"indexed event {event_id!r} cannot be read back")
+        for grip_id in list(self._grip_ids()):
+            grip = self._read_grip(grip_id)
+            if grip is None or grip.grip_id != grip_id:
+                raise StoreCorrupted(f"stored grip {grip_id!r} cannot be read back")
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._release()
+
+    def __enter__(self) -> Self:
+        self._ensure_open()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

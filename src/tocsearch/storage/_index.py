@@ -1,0 +1,164 @@
+"""In-memory indexes that every backend keeps beside its data: nodes by level and time, events
+by id and by session. They hold ids and times only, never whole records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from sortedcontainers import SortedList
+
+from tocsearch.errors import StoreCorrupted
+from tocsearch.ids import to_epoch_ms
+from tocsearch.levels import TocLevel
+
+__all__ = ["EventIndex", "NodeIndex"]
+
+
+class NodeIndex:
+    """Node ids by level, ordered by start time, for overlap queries on time ranges.
+
+    Each level keeps a sorted list of ``(start_time, node_id)`` and the longest span seen, so an
+    overlap query bisects to the first node that could reach the range and stops at the first
+    that starts after it: O(log n + k).
+    """
+
+    def __init__(self) -> None:
+        self._by_level: dict[TocLevel, SortedList[tuple[datetime, str]]] = {
+            level: SortedList() for level in TocLevel
+        }
+        self._spans: dict[str, tuple[TocLevel, datetime, datetime]] = {}
+        self._longest: dict[TocLevel, timedelta] = {level: timedelta(0) for level in TocLevel}
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._spans
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def ids(self) -> Iterable[str]:
+        return self._spans.keys()
+
+    def add(self, node_id: str, level: TocLevel, start: datetime, end: datetime) -> None:
+        self.discard(node_id)
+        self._spans[node_id] = (level, start, end)
+        self._by_level[level].add((start, node_id))
+        if end - start > self._longest[level]:
+            self._longest[level] = end - start
+
+    def discard(self, node_id: str) -> None:
+        span = self._spans.pop(node_id, None)
+        if span is not None:
+            level, start, _ = span
+            self._by_level[level].discard((start, node_id))
+
+    def span(self, node_id: str) -> tuple[TocLevel, datetime, datetime] | None:
+        return self._spans.get(node_id)
+
+    def query(
+        self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
+    ) -> list[str]:
+        """Ids of the nodes of ``level`` whose span overlaps ``[start, end)``, by start time."""
+        ordered = self._by_level[level]
+        low = 0 if start is None else ordered.bisect_left((start - self._longest[level], ""))
+        high = len(ordered) if end is None else ordered.bisect_left((end, ""))
+        found: list[str] = []
+        for _, node_id in ordered.islice(low, high):
+            if start is None or self._spans[node_id][2] >= start:
+                found.append(node_id)
+        return found
+
+    def check(self) -> None:
+        """Raise StoreCorrupted when the per-level lists and the span map disagree."""
+        listed = sum(len(ordered) for ordered in self._by_level.values())
+        if listed != len(self._spans):
+            raise StoreCorrupted(
+                f"node index lists {listed} nodes by level but holds {len(self._spans)} spans"
+            )
+        for node_id, (level, start, _) in self._spans.items():
+            if (start, node_id) not in self._by_level[level]:
+                raise StoreCorrupted(f"node index lost {node_id!r} from level {level.value}")
+
+
+def _id_floor(when: datetime) -> str:
+    """The smallest event id that can carry a timestamp at or after ``when``'s millisecond."""
+    return f"evt:{max(0, to_epoch_ms(when)):013d}:"
+
+
+class EventIndex:
+    """Event ids in order (which is time order), with their timestamps and sessions."""
+
+    def __init__(self) -> None:
+        self._ids: SortedList[str] = SortedList()
+        self._facts: dict[str, tuple[datetime, str]] = {}
+        self._sessions: dict[str, SortedList[str]] = {}
+
+    def __contains__(self, event_id: object) -> bool:
+        return event_id in self._facts
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def ids(self) -> Iterable[str]:
+        return self._ids
+
+    def add(self, event_id: str, timestamp: datetime, session_id: str) -> None:
+        self.discard(event_id)
+        self._ids.add(event_id)
+        self._facts[event_id] = (timestamp, session_id)
+        self._sessions.setdefault(session_id, SortedList()).add(event_id)
+
+    def discard(self, event_id: str) -> None:
+        facts = self._facts.pop(event_id, None)
+        if facts is None:
+            return
+        self._ids.discard(event_id)
+        session = self._sessions[facts[1]]
+        session.discard(event_id)
+        if not session:
+            del self._sessions[facts[1]]
+
+    def in_time_range(self, start: datetime | None, end: datetime | None) -> list[str]:
+        """Ids whose timestamps are in ``[start, end)``, in id order."""
+        low = 0 if start is None else self._ids.bisect_left(_id_floor(start))
+        if end is None:
+            high = len(self._ids)
+        else:
+            # Ids carry milliseconds; an event in end's own millisecond may still be before it.
+            high = self._ids.bisect_left(_id_floor(end + timedelta(milliseconds=1)))
+        return [
+            event_id
+            for event_id in self._ids.islice(low, high)
+            if (start is None or self._facts[event_id][0] >= start)
+            and (end is None or self._facts[event_id][0] < end)
+        ]
+
+    def between(self, first_id: str, last_id: str) -> list[str]:
+        return list(self._ids.irange(first_id, last_id))
+
+    def before(self, event_id: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        high = self._ids.bisect_left(event_id)
+        return list(self._ids.islice(max(0, high - limit), high))
+
+    def after(self, event_id: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        low = self._ids.bisect_right(event_id)
+        return list(self._ids.islice(low, low + limit))
+
+    def session(self, session_id: str) -> list[str]:
+        return list(self._sessions.get(session_id, ()))
+
+    def check(self) -> None:
+        """Raise StoreCorrupted when the id list, facts and sessions disagree."""
+        if len(self._ids) != len(self._facts):
+            raise StoreCorrupted(
+                f"event index orders {len(self._ids)} ids but knows {len(self._facts)} events"
+            )
+        in_sessions = sum(len(ids) for ids in self._sessions.values())
+        if in_sessions != len(self._facts):
+            raise StoreCorrupted(
+                f"event index files {in_sessions} events under sessions, not {len(self._facts)}"
+            )

@@ -1,0 +1,58 @@
+"""InMemoryStorage: the Storage protocol over plain dicts, for tests, notebooks and demos."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._base import IndexedStorage
+
+__all__ = ["InMemoryStorage"]
+
+
+class InMemoryStorage(IndexedStorage):
+    """Keeps every record in memory; nothing survives the process.
+
+    Records are immutable, so reads hand out the stored objects without copying.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nodes: dict[str, TocNode] = {}
+        self._grips: dict[str, Grip] = {}
+        self._events: dict[str, Event] = {}
+
+    def _read_node(self, node_id: str) -> TocNode | None:
+        return self._nodes.get(node_id)
+
+    def _write_nodes(self, nodes: list[TocNode]) -> None:
+        for node in nodes:
+            self._nodes[node.node_id] = node
+
+    def _erase_node(self, node_id: str) -> None:
+        self._nodes.pop(node_id, None)
+
+    def _read_grip(self, grip_id: str) -> Grip | None:
+        return self._grips.get(grip_id)
+
+    def _write_grips(self, grips: list[Grip]) -> None:
+        for grip in grips:
+            self._grips[grip.grip_id] = grip
+
+    def _erase_grip(self, grip_id: str) -> None:
+        self._grips.pop(grip_id, None)
+
+    def _grip_ids(self) -> Iterator[str]:
+        return iter(self._grips)
+
+    def _read_event(self, event_id: str) -> Event | None:
+        return self._events.get(event_id)
+
+    def _write_events(self, events: list[Event]) -> None:
+        for event in events:
+            self._events[event.event_id] = event
+
+    def _release(self) -> None:
+        self._nodes.clear()
+        self._grips.clear()
+        self._events.clear()

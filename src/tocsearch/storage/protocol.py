@@ -1,0 +1,178 @@
+"""The Storage protocol: what every backend offers, with one behaviour across all of them.
+
+Time ranges are half-open, ``[start, end)``; ``None`` leaves that side open. A node is in a range
+when its own span ``[start_time, end_time]`` overlaps it: ``start_time < end`` and
+``end_time >= start``. Events are in a range when their timestamp is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, Grip, TocNode
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["Storage"]
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """A store of TOC nodes, grips and events.
+
+    Writes are durable when the call returns (for backends that write files). Reads never
+    return a half-written record.
+    """
+
+    # -- nodes -----------------------------------------------------------------------------
+    def put_node(self, node: TocNode) -> None:
+        """Store a node, replacing any node with the same id."""
+
+    def put_nodes(self, nodes: Iterable[TocNode]) -> None:
+        """Store several nodes; each replaces any node with the same id."""
+
+    def get_node(self, node_id: str) -> TocNode:
+        """The node with this id.
+
+        Raises:
+            NodeNotFound: no such node is stored.
+        """
+        ...
+
+    def find_node(self, node_id: str) -> TocNode | None:
+        """The node with this id, or None."""
+        ...
+
+    def delete_node(self, node_id: str) -> None:
+        """Remove a node; removing a node that is not there is not an error."""
+
+    def get_child_nodes(self, parent_id: str) -> list[TocNode]:
+        """The stored children named by a parent's ``child_node_ids``, sorted by start time
+        (ties by id). Child ids that name no stored node are skipped.
+
+        Raises:
+            NodeNotFound: the parent is not stored.
+        """
+        ...
+
+    def get_toc_root(self) -> list[TocNode]:
+        """The year nodes, sorted by start time."""
+        ...
+
+    def get_nodes_by_level(
+        self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
+    ) -> list[TocNode]:
+        """The nodes of one level whose span overlaps ``[start, end)``, sorted by start time
+        (ties by id).
+
+        Runtime complexity: O(log n + k) index work for k nodes returned.
+        """
+        ...
+
+    def iter_node_ids(self) -> Iterator[str]:
+        """Every stored node id, in no promised order."""
+        ...
+
+    def count_nodes(self) -> int:
+        """How many nodes are stored."""
+        ...
+
+    # -- grips -----------------------------------------------------------------------------
+    def put_grip(self, grip: Grip) -> None:
+        """Store a grip, replacing any grip with the same id."""
+
+    def put_grips(self, grips: Iterable[Grip]) -> None:
+        """Store several grips."""
+
+    def get_grip(self, grip_id: str) -> Grip:
+        """The grip with this id.
+
+        Raises:
+            GripNotFound: no such grip is stored.
+        """
+        ...
+
+    def find_grip(self, grip_id: str) -> Grip | None:
+        """The grip with this id, or None."""
+        ...
+
+    def delete_grip(self, grip_id: str) -> None:
+        """Remove a grip; removing a grip that is not there is not an error."""
+
+    def iter_grip_ids(self) -> Iterator[str]:
+        """Every stored grip id, in no promised order."""
+        ...
+
+    # -- events ----------------------------------------------------------------------------
+    def put_event(self, event: Event) -> None:
+        """Store an event, replacing any event with the same id."""
+
+    def put_events(self, events: Iterable[Event]) -> None:
+        """Store several events."""
+
+    def get_event(self, event_id: str) -> Event:
+        """The event with this id.
+
+        Raises:
+            EventNotFound: no such event is stored.
+        """
+        ...
+
+    def find_event(self, event_id: str) -> Event | None:
+        """The event with this id, or None."""
+        ...
+
+    def has_event(self, event_id: str) -> bool:
+        """Whether an event with this id is stored."""
+        ...
+
+    def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
+        """The events with timestamps in ``[start, end)``, in event-id (time) order."""
+        ...
+
+    def get_event_range(self, first_id: str, last_id: str) -> list[Event]:
+        """The stored events whose ids sort between ``first_id`` and ``last_id``, inclusive,
+        in id order."""
+        ...
+
+    def get_events_before(self, event_id: str, limit: int) -> list[Event]:
+        """Up to ``limit`` events whose ids sort just before ``event_id``, in id order."""
+        ...
+
+    def get_events_after(self, event_id: str, limit: int) -> list[Event]:
+        """Up to ``limit`` events whose ids sort just after ``event_id``, in id order."""
+        ...
+
+    def get_session_events(self, session_id: str) -> list[Event]:
+        """The events of one session, in id (time) order."""
+        ...
+
+    def count_events(self) -> int:
+        """How many events are stored."""
+        ...
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def check(self) -> None:
+        """Verify the store's integrity: every record readable, ids consistent with their
+        records, indexes consistent with the data.
+
+        Raises:
+            StoreCorrupted: with a message naming the first broken record.
+        """
+
+    def close(self) -> None:
+        """Release files and locks. Further use raises StoreClosed; closing twice is fine."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
