@@ -1,0 +1,142 @@
+"""Hypothesis strategies for tocsearch records and whole trees, shared by every test module."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+from hypothesis import strategies as st
+
+from tocsearch import ids
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+
+EPOCH_2020 = datetime(2020, 1, 1, tzinfo=timezone.utc)
+
+# Text that exercises Unicode case folding without drowning the searches in noise.
+words = st.sampled_from(
+    [
+        "jwt",
+        "refresh",
+        "token",
+        "postgres",
+        "migration",
+        "flaky",
+        "ci",
+        "cache",
+        "deploy",
+        "Straße",
+        "ÉCOLE",
+        "naïve",
+        "日本語",
+        "auth",
+        "bug",
+        "rotation",
+        "index",
+        "lock",
+        "Caroline",
+        "schema",
+        "retry",
+        "timeout",
+        "the",
+        "we",
+        "a",
+    ]
+)
+sentences = st.lists(words, min_size=1, max_size=8).map(" ".join)
+suffixes = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
+    min_size=1,
+    max_size=12,
+)
+
+
+@st.composite
+def utc_datetimes(
+    draw: st.DrawFn,
+    min_value: datetime = EPOCH_2020,
+    max_value: datetime = datetime(2030, 12, 31, tzinfo=timezone.utc),
+) -> datetime:
+    """Timezone-aware UTC datetimes with microseconds."""
+    naive = draw(
+        st.datetimes(
+            min_value=min_value.replace(tzinfo=None), max_value=max_value.replace(tzinfo=None)
+        )
+    )
+    return naive.replace(tzinfo=timezone.utc)
+
+
+@st.composite
+def events(draw: st.DrawFn, timestamp: datetime | None = None) -> Event:
+    """A valid event whose id carries its timestamp."""
+    when = timestamp if timestamp is not None else draw(utc_datetimes())
+    role = draw(st.sampled_from(EventRole))
+    kind = {
+        EventRole.USER: EventType.USER_MESSAGE,
+        EventRole.ASSISTANT: EventType.ASSISTANT_MESSAGE,
+        EventRole.TOOL: EventType.TOOL_RESULT,
+        EventRole.SYSTEM: EventType.SESSION_START,
+    }[role]
+    return Event(
+        event_id=ids.event_id(when, draw(suffixes)),
+        session_id=draw(st.sampled_from(["s1", "s2", "session-three"])),
+        timestamp=when,
+        role=role,
+        event_type=kind,
+        text=draw(sentences),
+        metadata=draw(
+            st.dictionaries(st.sampled_from(["tool", "cwd", "model"]), words, max_size=2)
+        ),
+        agent=draw(st.none() | st.sampled_from(["claude", "codex"])),
+    )
+
+
+bullets = st.builds(
+    TocBullet,
+    text=sentences,
+    grip_ids=st.lists(
+        st.builds(lambda n, s: f"grip:{n}:{s}", st.integers(0, 10**12), suffixes), max_size=3
+    ).map(tuple),
+)
+
+
+@st.composite
+def toc_nodes(draw: st.DrawFn, level: TocLevel | None = None) -> TocNode:
+    """A valid node of any level with an id that matches its level."""
+    chosen = level if level is not None else draw(st.sampled_from(TocLevel))
+    day: date = draw(st.dates(min_value=date(2020, 1, 6), max_value=date(2030, 12, 20)))
+    if chosen is TocLevel.SEGMENT:
+        node_id = ids.segment_id(day, draw(suffixes))
+    else:
+        node_id = ids.calendar_node_id(chosen, day)
+    start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc) + timedelta(
+        seconds=draw(st.integers(0, 80_000))
+    )
+    end = start + timedelta(seconds=draw(st.integers(0, 6_000)))
+    return TocNode(
+        node_id=node_id,
+        level=chosen,
+        title=draw(sentences),
+        start_time=start,
+        end_time=end,
+        bullets=tuple(draw(st.lists(bullets, max_size=5))),
+        keywords=tuple(draw(st.lists(words, max_size=7))),
+        child_node_ids=(),
+        summary=draw(st.none() | sentences),
+        version=draw(st.integers(1, 5)),
+    )
+
+
+@st.composite
+def grips(draw: st.DrawFn) -> Grip:
+    """A valid grip over an ordered pair of event ids."""
+    first = draw(utc_datetimes())
+    last = first + timedelta(seconds=draw(st.integers(0, 3_600)))
+    return Grip(
+        grip_id=ids.grip_id(first, draw(suffixes)),
+        excerpt=draw(sentences)[:200],
+        event_id_start=ids.event_id(first, "a"),
+        event_id_end=ids.event_id(last, "b"),
+        timestamp=first,
+        source=draw(st.sampled_from(["s1", "s2"])),
+        toc_node_id=draw(st.none() | st.just("toc:segment:2026-01-30:x")),
+    )
