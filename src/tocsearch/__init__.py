@@ -31,27 +31,47 @@ from tocsearch.search import (
     search_node,
     term_overlap_score,
 )
+from tocsearch.service import (
+    BrowseTocRequest,
+    BrowseTocResponse,
+    ExpandGripRequest,
+    ExpandGripResponse,
+    MemoryService,
+    SearchChildrenRequest,
+    SearchChildrenResponse,
+    SearchNodeRequest,
+    SearchNodeResponse,
+)
 from tocsearch.storage import InMemoryStorage, Storage
 from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BrowseTocRequest",
+    "BrowseTocResponse",
     "Event",
     "EventNotFound",
     "EventRole",
     "EventType",
+    "ExpandGripRequest",
+    "ExpandGripResponse",
     "Grip",
     "GripNotFound",
     "ImportFailed",
     "InMemoryStorage",
     "InvalidArgument",
     "InvalidId",
+    "MemoryService",
     "NodeNotFound",
     "NotFound",
+    "SearchChildrenRequest",
+    "SearchChildrenResponse",
     "SearchChildrenResult",
     "SearchField",
     "SearchMatch",
+    "SearchNodeRequest",
+    "SearchNodeResponse",
     "SearchNodeResult",
     "Storage",
     "StorageError",
