@@ -7,11 +7,13 @@ document is refused with :class:`~tocsearch.errors.InvalidArgument` instead of b
 
 from __future__ import annotations
 
+import enum
 import json
 from datetime import datetime
 from typing import Any, TypeVar
 
 import cattrs
+from cattrs.v import format_exception
 
 from tocsearch.errors import InvalidArgument
 
@@ -35,9 +37,17 @@ def _parse_datetime(value: Any, _: type) -> datetime:
     return parsed
 
 
+def _plain_str(value: str) -> str:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
 def _make_converter() -> cattrs.Converter:
     made = cattrs.Converter(forbid_extra_keys=False)
     made.register_unstructure_hook(datetime, lambda value: value.isoformat())
+    # Our enums subclass str, so cattrs dispatches them to its str passthrough and would hand
+    # out enum members; plain values keep to_dict() output made of builtin types only, as
+    # serialisers other than json (yaml.safe_dump, msgpack) expect.
+    made.register_unstructure_hook(str, _plain_str)
     made.register_structure_hook(datetime, _parse_datetime)
     return made
 
@@ -84,6 +94,16 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
 
 def _describe(error: BaseException) -> str:
     if isinstance(error, cattrs.BaseValidationError):
-        inner = [_describe(sub) for sub in error.exceptions]
-        return "; ".join(inner) or str(error)
+        # transform_error names the path of each failure: "required field missing @ $.title".
+        return "; ".join(cattrs.transform_error(error, format_exception=_format)) or str(error)
     return str(error) or type(error).__name__
+
+
+def _format(error: BaseException, cls: type | None) -> str:
+    # Our own errors already say what was wrong and with which value; keep their words.
+    if isinstance(error, InvalidArgument):
+        return str(error)
+    if isinstance(error, ValueError) and str(error):
+        # cattrs' wording drops the value ("expected TocLevel"); the builtin's message names it.
+        return f"{format_exception(error, cls)} ({error})"
+    return format_exception(error, cls)
