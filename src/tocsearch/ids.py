@@ -216,6 +216,16 @@ def parse_node_id(node_id: str) -> NodeKey:
             "not a TOC node id (toc:year:YYYY, toc:month:YYYY-MM, toc:week:YYYY-Www, "
             f"toc:day:YYYY-MM-DD or toc:segment:YYYY-MM-DD:<suffix>): {node_id!r}"
         )
+    try:
+        return _node_key(match, node_id)
+    except InvalidId:
+        raise
+    except (ValueError, OverflowError):
+        # A period at the very edge of the date range (late in 9999) has no representable end.
+        raise InvalidId(f"node id names a period outside the supported dates: {node_id!r}") from None
+
+
+def _node_key(match: re.Match[str], node_id: str) -> NodeKey:
     if match["year"] is not None:
         year = int(match["year"])
         first, _ = _iso_week_days(year, 1, node_id)
