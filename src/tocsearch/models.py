@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -27,6 +27,9 @@ __all__ = [
     "TocLevel",
     "TocNode",
 ]
+
+
+_E = TypeVar("_E", bound=enum.Enum)
 
 
 class EventRole(str, enum.Enum):
@@ -61,6 +64,26 @@ def _utc(value: datetime) -> datetime:
     if value.tzinfo is timezone.utc:
         return value
     return value.astimezone(timezone.utc)
+
+
+def _member(cls: type[_E], value: object) -> _E:
+    try:
+        return cls(value)
+    except ValueError:
+        names = ", ".join(str(member.value) for member in cls)
+        raise InvalidArgument(f"{cls.__name__} must be one of {names}, got {value!r}") from None
+
+
+def _level(value: TocLevel | str) -> TocLevel:
+    return _member(TocLevel, value)
+
+
+def _role(value: EventRole | str) -> EventRole:
+    return _member(EventRole, value)
+
+
+def _event_type(value: EventType | str) -> EventType:
+    return _member(EventType, value)
 
 
 def _str_tuple(values: Iterable[str]) -> tuple[str, ...]:
@@ -135,8 +158,8 @@ class Event:
     event_id: str = attrs.field(validator=_event_id_matches_time)
     session_id: str = attrs.field(validator=_nonempty)
     timestamp: datetime = attrs.field(converter=_utc)
-    role: EventRole = attrs.field(converter=EventRole)
-    event_type: EventType = attrs.field(converter=EventType)
+    role: EventRole = attrs.field(converter=_role)
+    event_type: EventType = attrs.field(converter=_event_type)
     text: str
     metadata: dict[str, str] = attrs.field(factory=dict, converter=_metadata, hash=False)
     agent: str | None = None
@@ -161,7 +184,7 @@ class TocNode:
     """
 
     node_id: str = attrs.field(validator=_node_id_matches_level)
-    level: TocLevel = attrs.field(converter=TocLevel)
+    level: TocLevel = attrs.field(converter=_level)
     title: str
     start_time: datetime = attrs.field(converter=_utc)
     end_time: datetime = attrs.field(converter=_utc, validator=_ordered_times)
