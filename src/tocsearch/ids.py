@@ -222,7 +222,9 @@ def parse_node_id(node_id: str) -> NodeKey:
         raise
     except (ValueError, OverflowError):
         # A period at the very edge of the date range (late in 9999) has no representable end.
-        raise InvalidId(f"node id names a period outside the supported dates: {node_id!r}") from None
+        raise InvalidId(
+            f"node id names a period outside the supported dates: {node_id!r}"
+        ) from None
 
 
 def _node_key(match: re.Match[str], node_id: str) -> NodeKey:
