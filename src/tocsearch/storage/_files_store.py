@@ -1,0 +1,169 @@
+"""Opening a store directory (format marker, writer lock, refusing foreign directories) and the
+base class both file stores share."""
+
+from __future__ import annotations
+
+import abc
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from tocsearch.errors import StorageError
+from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._base import IndexedStorage
+from tocsearch.storage._files import read_bytes, write_atomically
+from tocsearch.storage._lock import LOCK_NAME, WriterLock
+
+__all__ = ["MARKER_NAME", "FileStorage", "open_store_dir", "read_only_error", "write_marker"]
+
+MARKER_NAME = "tocsearch-store.json"
+_VERSION = 1
+
+
+def _read_marker(directory: Path) -> str | None:
+    data = read_bytes(directory / MARKER_NAME)
+    if data is None:
+        return None
+    try:
+        marker = json.loads(data)
+        store_format = marker["format"]
+        version = marker["version"]
+    except (ValueError, KeyError, TypeError):
+        raise StorageError(
+            f"{directory / MARKER_NAME} is not a tocsearch store marker: {data[:80]!r}"
+        ) from None
+    if not isinstance(store_format, str) or version != _VERSION:
+        raise StorageError(
+            f"{directory / MARKER_NAME}: unsupported store format {store_format!r} "
+            f"version {version!r} (this version reads version {_VERSION})"
+        )
+    return store_format
+
+
+def _check_format(directory: Path, found: str, wanted: str) -> None:
+    if found != wanted:
+        raise StorageError(f"{str(directory)!r} holds a {found!r} store, not a {wanted!r} store")
+
+
+def open_store_dir(
+    path: str | os.PathLike[str], store_format: str, *, readonly: bool
+) -> tuple[Path, WriterLock | None, bool]:
+    """Validate (and for a writer, lock and if needed create) a store directory.
+
+    Returns the directory, the writer lock (None for a reader) and whether the store was just
+    created. The marker file is written last, so a directory is a store only once it is whole.
+
+    Raises:
+        StorageError: the path holds no store of this format (reader), or is a non-empty
+            directory that is not a store, or a file.
+        StoreLocked: another writer holds the store.
+    """
+    directory = Path(os.fspath(path))
+    if readonly:
+        if not directory.is_dir():
+            raise StorageError(f"no tocsearch store at {str(directory)!r}: no such directory")
+        found = _read_marker(directory)
+        if found is None:
+            raise StorageError(f"no tocsearch store at {str(directory)!r}: {MARKER_NAME} missing")
+        _check_format(directory, found, store_format)
+        return directory, None, False
+    if directory.exists() and not directory.is_dir():
+        raise StorageError(f"store path {str(directory)!r} is a file, not a directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    found = _read_marker(directory)
+    if found is None and any(name != LOCK_NAME for name in os.listdir(directory)):
+        raise StorageError(
+            f"{str(directory)!r} is not empty and holds no tocsearch store; "
+            "refusing to write into it"
+        )
+    if found is not None:
+        _check_format(directory, found, store_format)
+    lock = WriterLock(directory)
+    try:
+        # Another writer may have created the store between our check and our lock.
+        found = _read_marker(directory)
+        if found is not None:
+            _check_format(directory, found, store_format)
+    except BaseException:
+        lock.release()
+        raise
+    return directory, lock, found is None
+
+
+def write_marker(directory: Path, store_format: str) -> None:
+    """Mark a fully laid-out directory as a store of ``store_format``."""
+    body = json.dumps({"format": store_format, "version": _VERSION}).encode()
+    write_atomically([(directory / MARKER_NAME, body)])
+
+
+def read_only_error(directory: Path, action: str) -> StorageError:
+    """The error a write to a store opened with ``readonly=True`` raises."""
+    return StorageError(
+        f"cannot {action}: store {str(directory)!r} is open read-only (readonly=True)"
+    )
+
+
+class FileStorage(IndexedStorage):
+    """What both file stores share: the directory, the writer lock and the read-only guard."""
+
+    def __init__(self, directory: Path, lock: WriterLock | None) -> None:
+        super().__init__()
+        self._path = directory
+        self._lock = lock
+
+    @property
+    def path(self) -> Path:
+        """The store directory."""
+        return self._path
+
+    @property
+    def readonly(self) -> bool:
+        """Whether this store was opened with ``readonly=True`` (and so refuses writes)."""
+        return self._lock is None
+
+    def _ensure_writable(self, action: str) -> None:
+        self._ensure_open()
+        if self._lock is None:
+            raise read_only_error(self._path, action)
+
+    def put_nodes(self, nodes: Iterable[TocNode]) -> None:
+        self._ensure_writable("put nodes")
+        super().put_nodes(nodes)
+
+    def delete_node(self, node_id: str) -> None:
+        self._ensure_writable("delete a node")
+        super().delete_node(node_id)
+
+    def put_grips(self, grips: Iterable[Grip]) -> None:
+        self._ensure_writable("put grips")
+        super().put_grips(grips)
+
+    def delete_grip(self, grip_id: str) -> None:
+        self._ensure_writable("delete a grip")
+        super().delete_grip(grip_id)
+
+    def put_events(self, events: Iterable[Event]) -> None:
+        self._ensure_writable("put events")
+        super().put_events(events)
+
+    def refresh(self) -> None:
+        """Forget what was read from the store, so the next query sees every durable write.
+
+        Meant for read-only stores that share a directory with a writer; on a writer it is
+        harmless.
+        """
+        self._ensure_open()
+        self._reload()
+
+    @abc.abstractmethod
+    def _reload(self) -> None: ...
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+    def __repr__(self) -> str:
+        mode = "readonly" if self.readonly else "writer"
+        state = "closed" if self._closed else mode
+        return f"{type(self).__name__}({str(self._path)!r}, {state})"
