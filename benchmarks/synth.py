@@ -1,0 +1,350 @@
+"""Deterministic synthetic conversation histories, dense and many years long.
+
+Text is drawn from a Zipf-distributed vocabulary of made-up words (a few very common words, a
+long tail of rare ones), and a set of *planted topics* (three distinctive words each) is woven
+into a few known places, so that queries with a known answer can be asked at any size.
+
+Two products, from the same seed give the same output on every machine:
+
+- :func:`generate_events`: raw events (days x sessions per day x events per session), for
+  ingest benchmarks through the real builder.
+- :func:`generate_tree`: a finished tree (segments with 5 bullets and 7 keywords, grips, and
+  day/week/month/year rollups) built directly, for search and navigation benchmarks at sizes
+  where running the builder would take too long. No events are stored in such a tree.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, timedelta, timezone
+
+import attrs
+
+from tocsearch import ids
+from tocsearch.errors import InvalidArgument
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+
+__all__ = [
+    "PlantedTopic",
+    "SyntheticTree",
+    "Vocabulary",
+    "generate_events",
+    "generate_tree",
+]
+
+_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "gu", "fe", "hi")
+_TOPIC_SYLLABLES = ("qua", "xil", "yor", "wex", "jub", "zym", "qor", "vux")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+BULLETS_PER_SEGMENT = 5
+KEYWORDS_PER_SEGMENT = 7
+ROLLUP_BULLETS = 5
+ROLLUP_KEYWORDS = 12
+
+
+def _word(index: int, syllables: Sequence[str]) -> str:
+    """A pronounceable made-up word, distinct for each index: its base-n syllable digits."""
+    parts = []
+    base = len(syllables)
+    index += base  # at least two syllables, so no word is shorter than MIN_TERM_LENGTH
+    while index:
+        index, digit = divmod(index, base)
+        parts.append(syllables[digit])
+    return "".join(reversed(parts))
+
+
+class Vocabulary:
+    """``size`` made-up words with Zipf weights ``1 / rank**exponent``; word 0 is the commonest."""
+
+    def __init__(self, size: int = 5000, exponent: float = 1.1) -> None:
+        if size < 10:
+            raise InvalidArgument(f"vocabulary size must be at least 10, got {size}")
+        self.words: tuple[str, ...] = tuple(_word(index, _SYLLABLES) for index in range(size))
+        self.rank: dict[str, int] = {word: rank for rank, word in enumerate(self.words)}
+        self._cumulative = list(
+            itertools.accumulate(1.0 / (rank + 1) ** exponent for rank in range(size))
+        )
+
+    def sample(self, rng: random.Random, count: int) -> list[str]:
+        """``count`` words drawn with Zipf weights."""
+        return rng.choices(self.words, cum_weights=self._cumulative, k=count)
+
+
+@attrs.frozen
+class PlantedTopic:
+    """Three distinctive words planted in a few known segments (or sessions)."""
+
+    words: tuple[str, str, str]
+    places: tuple[int, ...]
+    """Indexes of the segments (tree) or sessions (events) that carry the topic."""
+
+    @property
+    def query(self) -> str:
+        """The topic's words as a query."""
+        return " ".join(self.words)
+
+
+def _topics(count: int, places: int, occurrences: int, rng: random.Random) -> list[PlantedTopic]:
+    topics = []
+    for number in range(count):
+        words = tuple(_word(number * 3 + offset, _TOPIC_SYLLABLES) + "x" for offset in range(3))
+        chosen = tuple(sorted(rng.sample(range(places), min(occurrences, places))))
+        topics.append(PlantedTopic((words[0], words[1], words[2]), chosen))
+    return topics
+
+
+def _sentence(vocabulary: Vocabulary, rng: random.Random, low: int, high: int) -> list[str]:
+    return vocabulary.sample(rng, rng.randint(low, high))
+
+
+def _utc(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+
+
+def generate_events(
+    *,
+    days: int,
+    sessions_per_day: int,
+    events_per_session: int,
+    start: date = date(2021, 1, 4),
+    topics: int = 10,
+    occurrences: int = 3,
+    seed: int = 7,
+    vocabulary: Vocabulary | None = None,
+) -> tuple[list[Event], list[PlantedTopic]]:
+    """Alternating user and assistant messages, sessions spread over each day, plus the topics
+    planted in ``occurrences`` sessions each (their place is a session index).
+
+    Raises:
+        InvalidArgument: a count is less than 1.
+    """
+    for name, value in (
+        ("days", days),
+        ("sessions_per_day", sessions_per_day),
+        ("events_per_session", events_per_session),
+    ):
+        if value < 1:
+            raise InvalidArgument(f"{name} must be at least 1, got {value}")
+    rng = random.Random(seed)
+    words = vocabulary or Vocabulary()
+    planted = _topics(topics, days * sessions_per_day, occurrences, rng)
+    topic_of_session: dict[int, list[PlantedTopic]] = {}
+    for topic in planted:
+        for place in topic.places:
+            topic_of_session.setdefault(place, []).append(topic)
+    session_gap = timedelta(seconds=86_000 // sessions_per_day)
+    events: list[Event] = []
+    for session in range(days * sessions_per_day):
+        day, slot = divmod(session, sessions_per_day)
+        started = _utc(start + timedelta(days=day)) + slot * session_gap
+        session_id = f"s{session:07d}"
+        carried = topic_of_session.get(session, [])
+        for turn in range(events_per_session):
+            when = started + timedelta(seconds=turn * 7)
+            text_words = _sentence(words, rng, 8, 24)
+            if carried and turn == 1:
+                for topic in carried:
+                    text_words.extend(topic.words)
+            user = turn % 2 == 0
+            events.append(
+                Event(
+                    event_id=ids.event_id(when, f"{session_id}-{turn:03d}"),
+                    session_id=session_id,
+                    timestamp=when,
+                    role=EventRole.USER if user else EventRole.ASSISTANT,
+                    event_type=EventType.USER_MESSAGE if user else EventType.ASSISTANT_MESSAGE,
+                    text=" ".join(text_words),
+                )
+            )
+    return events, planted
+
+
+@attrs.frozen
+class SyntheticTree:
+    """A finished tree: every node (segments first, then rollups bottom-up), every grip, and the
+    planted topics (their places are segment indexes into ``segments``)."""
+
+    segments: tuple[TocNode, ...]
+    rollups: tuple[TocNode, ...]
+    grips: tuple[Grip, ...]
+    topics: tuple[PlantedTopic, ...]
+    first_day: date
+    days: int
+
+    def month_hint(self, segment_index: int) -> str:
+        """A time hint naming the calendar month of a segment, such as ``"in March 2023"``."""
+        day = self.segments[segment_index].start_time.date()
+        return f"in {_MONTHS[day.month - 1]} {day.year}"
+
+    @property
+    def end(self) -> datetime:
+        """Midnight after the last day: a ``now`` for navigation."""
+        return _utc(self.first_day + timedelta(days=self.days))
+
+
+def _keywords(words: Sequence[str], rank: dict[str, int], count: int) -> tuple[str, ...]:
+    # The rarest words of a text are its most telling ones; planted words rank rarest of all.
+    distinct = dict.fromkeys(words)
+    return tuple(sorted(distinct, key=lambda word: -rank.get(word, 1 << 30))[:count])
+
+
+def _segment(
+    day: date,
+    number: int,
+    start: datetime,
+    length: timedelta,
+    words: Vocabulary,
+    rng: random.Random,
+    planted: list[PlantedTopic],
+) -> tuple[TocNode, list[Grip]]:
+    suffix = f"{number:06d}"
+    node_id = ids.segment_id(day, suffix)
+    end = start + length
+    bullets: list[TocBullet] = []
+    grips: list[Grip] = []
+    all_words: list[str] = []
+    step = length / BULLETS_PER_SEGMENT
+    for index in range(BULLETS_PER_SEGMENT):
+        text_words = _sentence(words, rng, 6, 12)
+        if index == 0:
+            for topic in planted:
+                text_words.extend(topic.words)
+        all_words.extend(text_words)
+        when = start + index * step
+        grip = Grip(
+            grip_id=ids.grip_id(when, f"{suffix}-{index}"),
+            excerpt=" ".join(text_words[:8]),
+            event_id_start=ids.event_id(when, f"{suffix}-{index}a"),
+            event_id_end=ids.event_id(when + step / 2, f"{suffix}-{index}b"),
+            timestamp=when,
+            source="synthetic",
+            toc_node_id=node_id,
+        )
+        grips.append(grip)
+        bullets.append(TocBullet(" ".join(text_words), (grip.grip_id,)))
+    node = TocNode(
+        node_id=node_id,
+        level=TocLevel.SEGMENT,
+        title=" ".join(all_words[:5]),
+        start_time=start,
+        end_time=end,
+        bullets=tuple(bullets),
+        keywords=_keywords(all_words, words.rank, KEYWORDS_PER_SEGMENT),
+    )
+    return node, grips
+
+
+def _rollup(
+    node_id: str, level: TocLevel, children: Sequence[TocNode], rank: dict[str, int]
+) -> TocNode:
+    """A parent summarising its children: the most frequent keywords (rarest first among equals)
+    and the first bullet of the children with the most telling keywords."""
+    counts: Counter[str] = Counter(keyword for child in children for keyword in child.keywords)
+    keywords = sorted(counts, key=lambda word: (-counts[word], -rank.get(word, 1 << 30)))
+    keywords = keywords[:ROLLUP_KEYWORDS]
+    best_children = sorted(
+        children,
+        key=lambda child: -max((rank.get(word, 1 << 30) for word in child.keywords), default=0),
+    )[:ROLLUP_BULLETS]
+    bullets = tuple(child.bullets[0] for child in best_children if child.bullets)
+    return TocNode(
+        node_id=node_id,
+        level=level,
+        title=f"{level.value} {node_id.rsplit(':', 1)[-1]}",
+        start_time=min(child.start_time for child in children),
+        end_time=max(child.end_time for child in children),
+        bullets=bullets,
+        keywords=tuple(keywords),
+        child_node_ids=tuple(child.node_id for child in children),
+    )
+
+
+def _roll_up(children: Sequence[TocNode], level: TocLevel, rank: dict[str, int]) -> list[TocNode]:
+    groups: dict[str, list[TocNode]] = {}
+    for child in children:
+        groups.setdefault(ids.calendar_node_id(level, child.start_time), []).append(child)
+    return [_rollup(node_id, level, group, rank) for node_id, group in groups.items()]
+
+
+def generate_tree(
+    segments: int,
+    *,
+    years: int = 5,
+    start: date = date(2021, 1, 4),
+    topics: int = 20,
+    occurrences: int = 3,
+    seed: int = 11,
+    vocabulary: Vocabulary | None = None,
+) -> SyntheticTree:
+    """A tree of ``segments`` segments spread evenly over ``years`` years of days.
+
+    Runtime: about 60 µs per segment (300,000 segments in well under a minute).
+
+    Raises:
+        InvalidArgument: ``segments`` or ``years`` is less than 1.
+    """
+    if segments < 1:
+        raise InvalidArgument(f"segments must be at least 1, got {segments}")
+    if years < 1:
+        raise InvalidArgument(f"years must be at least 1, got {years}")
+    rng = random.Random(seed)
+    words = vocabulary or Vocabulary()
+    days = years * 365
+    planted = _topics(topics, segments, occurrences, rng)
+    topics_at: dict[int, list[PlantedTopic]] = {}
+    for topic in planted:
+        for place in topic.places:
+            topics_at.setdefault(place, []).append(topic)
+    nodes: list[TocNode] = []
+    grips: list[Grip] = []
+    made = 0
+    for day_number in range(days):
+        # Spread segments evenly: day d holds the segments numbered [d*n/D, (d+1)*n/D).
+        upto = (day_number + 1) * segments // days
+        count = upto - made
+        if count == 0:
+            continue
+        day = start + timedelta(days=day_number)
+        length = timedelta(seconds=86_000 / count)
+        for slot in range(count):
+            node, node_grips = _segment(
+                day,
+                made,
+                _utc(day) + slot * length,
+                length * 0.9,
+                words,
+                rng,
+                topics_at.get(made, []),
+            )
+            nodes.append(node)
+            grips.extend(node_grips)
+            made += 1
+    rollups: list[TocNode] = []
+    level_nodes: list[TocNode] = nodes
+    for level in (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
+        level_nodes = _roll_up(level_nodes, level, words.rank)
+        rollups.extend(level_nodes)
+    return SyntheticTree(tuple(nodes), tuple(rollups), tuple(grips), tuple(planted), start, days)
+
+
+def iter_tree_nodes(tree: SyntheticTree) -> Iterator[TocNode]:
+    """Every node of a synthetic tree, segments first."""
+    yield from tree.segments
+    yield from tree.rollups
