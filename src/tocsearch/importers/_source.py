@@ -1,0 +1,96 @@
+"""Reading input files safely: refuse binary data, decode UTF-8 strictly, stream JSONL lines."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+from tocsearch.errors import ImportFailed
+
+__all__ = ["Line", "check_file", "iter_lines", "read_text"]
+
+_SNIFF_BYTES = 8192
+_BOM = codecs.BOM_UTF8
+
+
+def check_file(path: Path) -> None:
+    """Refuse a path that is not a readable regular file, or whose first bytes look binary.
+
+    A NUL byte never occurs in UTF-8 text or JSON, so it is a reliable sign of a binary file,
+    found before the whole file is read into memory.
+
+    Raises:
+        ImportFailed: the path is missing, a directory, unreadable, or binary.
+    """
+    if not path.exists():
+        raise ImportFailed(f"{path}: no such file")
+    if path.is_dir():
+        raise ImportFailed(f"{path}: is a directory, expected a file")
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except OSError as error:
+        raise ImportFailed(f"{path}: cannot be read: {error.strerror or error}") from None
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise ImportFailed(
+            f"{path}: looks like a binary file (NUL byte at offset {nul}), expected UTF-8 text"
+        )
+
+
+def _decode_error(path: Path, data: bytes, error: UnicodeDecodeError) -> str:
+    bad = data[error.start : error.start + 1].hex()
+    return f"{path}: not UTF-8 text (byte 0x{bad} at offset {error.start})"
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text, for formats that are one JSON document.
+
+    Raises:
+        ImportFailed: the file is missing, binary or not UTF-8.
+    """
+    check_file(path)
+    data = path.read_bytes()
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ImportFailed(_decode_error(path, data, error)) from None
+
+
+@attrs.frozen
+class Line:
+    """One line of a JSONL file: its 1-based number and text, or why it could not be decoded."""
+
+    number: int
+    text: str | None
+    decode_error: str | None = None
+
+
+def iter_lines(path: Path) -> Iterator[Line]:
+    """The lines of a text file, one at a time, without their line endings.
+
+    A line that is not valid UTF-8 comes back with ``decode_error`` set instead of text, so a
+    lenient import can skip just that line.
+
+    Raises:
+        ImportFailed: the file is missing or binary.
+    """
+    check_file(path)
+    with path.open("rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                bad = raw[error.start : error.start + 1].hex()
+                yield Line(
+                    number, None, f"not UTF-8 text (byte 0x{bad} at column {error.start + 1})"
+                )
+                continue
+            yield Line(number, text.rstrip("\r\n"))

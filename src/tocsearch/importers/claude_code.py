@@ -1,0 +1,266 @@
+"""Claude Code session transcripts: ``~/.claude/projects/<project>/<session>.jsonl``.
+
+Each line is one JSON object. Lines of ``type`` ``"user"`` and ``"assistant"`` carry a
+``message`` whose ``content`` is a string or a list of blocks; every other type (``summary``,
+``system``, ``file-history-snapshot``, ...) is bookkeeping and is skipped without a problem, as
+are lines marked ``isMeta`` (text the client injects, not typed by anyone).
+
+Blocks become events:
+
+- ``text`` -> a USER_MESSAGE or ASSISTANT_MESSAGE with the text;
+- ``tool_use`` -> an ASSISTANT_MESSAGE ``"[tool: Bash] npm test"`` with ``metadata["tool"]`` and
+  the full input as JSON in ``metadata["tool_input"]``;
+- ``tool_result`` -> a TOOL_RESULT from the TOOL role, with the tool's name when the call was
+  seen earlier in the same file;
+- ``image`` / ``document`` -> a message ``"[image]"`` / ``"[document]"`` so the moment is kept;
+- ``thinking`` / ``redacted_thinking`` -> skipped: private reasoning, not conversation.
+
+Event ids are ``<line uuid>.<block index>``, so several events of one line stay distinct and a
+re-import gives the same ids. A resumed session repeats earlier lines in a new file; those
+repeats produce equal events and collapse into one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tocsearch.errors import ImportFailed
+from tocsearch.importers._collect import BadRecord, Collector, make_event
+from tocsearch.importers._fields import (
+    optional_str,
+    parse_iso_timestamp,
+    require_mapping,
+    require_str,
+    safe_suffix,
+    short,
+    stamped_id,
+)
+from tocsearch.importers._records import ImportResult
+from tocsearch.importers._source import iter_lines
+from tocsearch.models import Event, EventRole, EventType
+
+__all__ = ["AGENT", "claude_code_files", "load_claude_code", "tool_call_text"]
+
+AGENT = "claude-code"
+_MESSAGE_TYPES = frozenset({"user", "assistant"})
+_SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+_PLACEHOLDER_BLOCKS = {"image": "[image]", "document": "[document]"}
+# The input field that says most about a call, per common tool; others show their JSON.
+_TOOL_SUMMARY_KEYS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+)
+_MAX_SUMMARY = 300
+
+
+def tool_call_text(name: str, tool_input: Mapping[str, Any]) -> str:
+    """``"[tool: Bash] npm test"``: the tool's name and the gist of its input.
+
+    >>> tool_call_text("Read", {"file_path": "src/auth/jwt.py"})
+    '[tool: Read] src/auth/jwt.py'
+    """
+    for key in _TOOL_SUMMARY_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            gist = value
+            break
+    else:
+        gist = json.dumps(tool_input, ensure_ascii=False, sort_keys=True) if tool_input else ""
+    if len(gist) > _MAX_SUMMARY:
+        gist = gist[: _MAX_SUMMARY - 3] + "..."
+    return f"[tool: {name}] {gist}".rstrip()
+
+
+def _result_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, dict) and block.get("type") in _PLACEHOLDER_BLOCKS:
+                parts.append(_PLACEHOLDER_BLOCKS[str(block["type"])])
+            elif isinstance(block, str):
+                parts.append(block)
+            else:
+                raise BadRecord(f"tool_result content holds an unknown block: {short(block)}")
+        return "\n".join(parts)
+    raise BadRecord(f"tool_result content must be a string or a list, got {short(content)}")
+
+
+class _FileReader:
+    """Turns the lines of one transcript into events, remembering tool names by call id."""
+
+    def __init__(self, collector: Collector, path: Path) -> None:
+        self.collector = collector
+        self.path = path
+        self.display = os.fspath(path)
+        self.tool_names: dict[str, str] = {}
+
+    def read(self) -> None:
+        for line in iter_lines(self.path):
+            where = f"line {line.number}"
+            if line.text is None:
+                self.collector.records_read += 1
+                self._problem(where, line.decode_error or "not UTF-8 text")
+                continue
+            if not line.text.strip():
+                continue
+            self.collector.records_read += 1
+            try:
+                record = json.loads(line.text)
+            except ValueError as error:
+                self._problem(where, f"not valid JSON ({error})")
+                continue
+            try:
+                events = self._events(record)
+            except BadRecord as bad:
+                self._problem(where, bad.reason)
+                continue
+            if events:
+                self.collector.add(events, where, path=self.display)
+
+    def _problem(self, where: str, reason: str) -> None:
+        self.collector.problem(where, reason, path=self.display)
+
+    def _events(self, record: Any) -> list[Event]:
+        line = require_mapping(record, "a line")
+        kind = line.get("type")
+        if kind not in _MESSAGE_TYPES or line.get("isMeta") is True:
+            return []
+        uuid = require_str(line, "uuid")
+        timestamp = parse_iso_timestamp(line.get("timestamp"), "timestamp")
+        session_id = optional_str(line, "sessionId") or self.path.stem
+        message = require_mapping(line.get("message"), "'message'")
+        content = message.get("content")
+        metadata = {"uuid": uuid, "project": self.path.parent.name}
+        for source, target in (("cwd", "cwd"), ("gitBranch", "git_branch")):
+            value = line.get(source)
+            if isinstance(value, str) and value:
+                metadata[target] = value
+        model = message.get("model")
+        if isinstance(model, str) and model:
+            metadata["model"] = model
+        if line.get("isSidechain") is True:
+            metadata["sidechain"] = "true"
+        role = EventRole.USER if kind == "user" else EventRole.ASSISTANT
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list):
+            blocks = content
+        else:
+            raise BadRecord(f"'message.content' must be a string or a list, got {short(content)}")
+        events: list[Event] = []
+        for index, block in enumerate(blocks):
+            made = self._block(block, role, dict(metadata))
+            if made is None:
+                continue
+            event_role, event_type, text, block_metadata = made
+            events.append(
+                make_event(
+                    event_id=stamped_id(timestamp, safe_suffix(f"{uuid}.{index}")),
+                    session_id=session_id,
+                    timestamp=timestamp,
+                    role=event_role,
+                    event_type=event_type,
+                    text=text,
+                    metadata=block_metadata,
+                    agent=AGENT,
+                )
+            )
+        return events
+
+    def _block(
+        self, block: Any, role: EventRole, metadata: dict[str, str]
+    ) -> tuple[EventRole, EventType, str, dict[str, str]] | None:
+        if isinstance(block, str):
+            block = {"type": "text", "text": block}
+        mapping = require_mapping(block, "a content block")
+        kind = mapping.get("type")
+        message_type = (
+            EventType.USER_MESSAGE if role is EventRole.USER else EventType.ASSISTANT_MESSAGE
+        )
+        if kind == "text":
+            text = require_str(mapping, "text", allow_empty=True)
+            if not text.strip():
+                return None
+            return role, message_type, text, metadata
+        if kind in _SKIPPED_BLOCKS:
+            return None
+        if kind in _PLACEHOLDER_BLOCKS:
+            return role, message_type, _PLACEHOLDER_BLOCKS[str(kind)], metadata
+        if kind == "tool_use":
+            name = require_str(mapping, "name")
+            tool_input = mapping.get("input") or {}
+            if not isinstance(tool_input, dict):
+                raise BadRecord(f"tool_use 'input' must be an object, got {short(tool_input)}")
+            call_id = optional_str(mapping, "id")
+            if call_id:
+                self.tool_names[call_id] = name
+                metadata["tool_use_id"] = call_id
+            metadata["tool"] = name
+            metadata["tool_input"] = json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
+            return (
+                EventRole.ASSISTANT,
+                EventType.ASSISTANT_MESSAGE,
+                tool_call_text(name, tool_input),
+                metadata,
+            )
+        if kind == "tool_result":
+            call_id = optional_str(mapping, "tool_use_id")
+            if call_id:
+                metadata["tool_use_id"] = call_id
+                if call_id in self.tool_names:
+                    metadata["tool"] = self.tool_names[call_id]
+            if mapping.get("is_error") is True:
+                metadata["is_error"] = "true"
+            return (
+                EventRole.TOOL,
+                EventType.TOOL_RESULT,
+                _result_text(mapping.get("content")),
+                metadata,
+            )
+        raise BadRecord(f"unknown content block type {short(kind)}")
+
+
+def claude_code_files(path: Path) -> list[Path]:
+    """The transcripts to read: the file itself, or every ``*.jsonl`` below a directory, sorted.
+
+    Raises:
+        ImportFailed: the path does not exist, or a directory holds no transcript.
+    """
+    if path.is_dir():
+        files = sorted(candidate for candidate in path.rglob("*.jsonl") if candidate.is_file())
+        if not files:
+            raise ImportFailed(f"{path}: directory holds no *.jsonl transcript")
+        return files
+    if not path.exists():
+        raise ImportFailed(f"{path}: no such file or directory")
+    return [path]
+
+
+def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> ImportResult:
+    """Events from a Claude Code transcript, or from every transcript below a directory.
+
+    Raises:
+        ImportFailed: a file is missing or binary, or (in strict mode) a line is bad.
+    """
+    source = Path(path)
+    collector = Collector(os.fspath(path), strict=strict)
+    for transcript in claude_code_files(source):
+        _FileReader(collector, transcript).read()
+    return collector.result()
