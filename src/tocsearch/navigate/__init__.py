@@ -1,0 +1,23 @@
+"""Navigation: time hints, the Navigator walk, and the explainable result it returns."""
+
+from tocsearch.navigate.navigator import Navigator
+from tocsearch.navigate.result import (
+    Evidence,
+    NavigationResult,
+    NavigationStep,
+    StepMatch,
+    StepPhase,
+)
+from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
+
+__all__ = [
+    "Evidence",
+    "NavigationResult",
+    "NavigationStep",
+    "Navigator",
+    "StepMatch",
+    "StepPhase",
+    "TimeHints",
+    "TimeRange",
+    "parse_time_hints",
+]

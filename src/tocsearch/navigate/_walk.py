@@ -1,0 +1,561 @@
+"""The search behind :meth:`Navigator.navigate`: a best-first walk down the tree, with direct
+scans of the segments as the safety net for what lossy summaries above them no longer say.
+
+One :class:`Walk` serves one query. Every search of a set of nodes is one iteration and one
+:class:`NavigationStep`. What a step reports (its best matches) and what the walk returns (its
+evidence) are charged to a :class:`TokenMeter`; when a limit is reached the walk stops where it
+is and keeps what it found. Termination does not depend on the tree being well formed: a node
+is opened at most once, children must be deeper than their parent, and every loop is bounded by
+the iteration limit.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from tocsearch.errors import NotFound
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
+from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate.result import (
+    Evidence,
+    NavigationStep,
+    StepMatch,
+    StepPhase,
+    node_label,
+)
+from tocsearch.navigate.timehints import TimeRange
+from tocsearch.search import SearchField, SearchNodeResult, rank_nodes, term_overlap_score
+from tocsearch.storage.protocol import Storage
+
+__all__ = ["Walk", "WalkLimits"]
+
+# Once this many segments contain every term, weaker branches are not worth their tokens.
+_ENOUGH_FULL_SEGMENTS = 3
+_BULLETS_PER_SEGMENT = 3
+_LISTED_BULLETS_PER_SEGMENT = 2
+_MAX_GRIPS_FOR_SUMMARY = 5
+_FULL = 1.0 - 1e-9
+_DISPLAY_ORDER = (SearchField.BULLETS, SearchField.TITLE, SearchField.SUMMARY, SearchField.KEYWORDS)
+
+
+@attrs.frozen
+class WalkLimits:
+    """The knobs of a walk; :class:`Navigator` validates them."""
+
+    max_iterations: int
+    threshold: float
+    width: int
+    max_evidence: int
+    scan_page: int
+
+
+@attrs.frozen
+class _Scored:
+    """A node that matched: the share of terms it holds anywhere, and its best match."""
+
+    node: TocNode
+    coverage: float
+    relevance: float
+    field: SearchField
+    text: str
+
+
+@attrs.frozen
+class _Waiting:
+    """A node on the frontier, and the step that found it."""
+
+    scored: _Scored
+    step: int
+
+
+class Walk:
+    """The state of one navigation: steps, evidence, visited nodes, iterations and tokens."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        terms: tuple[str, ...],
+        limits: WalkLimits,
+        meter: TokenMeter,
+    ) -> None:
+        self.storage = storage
+        self.terms = terms
+        self.query = " ".join(terms)
+        self.limits = limits
+        self.meter = meter
+        self.steps: list[NavigationStep] = []
+        self.evidence: dict[tuple[str, str], Evidence] = {}
+        self.segment_coverage: dict[str, float] = {}
+        self.seen: set[str] = set()
+        self.opened: set[str] = set()
+        self.iterations = 0
+        self.halted: str | None = None
+        self._order = itertools.count()
+
+    # -- outcome -------------------------------------------------------------------------------
+    def ranked_evidence(self) -> tuple[Evidence, ...]:
+        """The evidence best first (score, then the segment's coverage, then the newest),
+        at most ``max_evidence`` items."""
+        ordered = sorted(
+            self.evidence.values(),
+            key=lambda item: (
+                -item.score,
+                -self.segment_coverage.get(item.segment_id, 0.0),
+                -item.start_time.timestamp(),
+                item.segment_id,
+            ),
+        )
+        return tuple(ordered[: self.limits.max_evidence])
+
+    def full_segments(self) -> int:
+        """How many segments hold every term."""
+        return sum(1 for value in self.segment_coverage.values() if value >= _FULL)
+
+    def best_score(self) -> float:
+        """The best evidence score so far, 0.0 without evidence."""
+        return max((item.score for item in self.evidence.values()), default=0.0)
+
+    def enough(self) -> bool:
+        """Whether the evidence is complete: the item limit is reached."""
+        return len(self.evidence) >= self.limits.max_evidence
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def _halt(self, reason: str) -> None:
+        if self.halted is None:
+            self.halted = reason
+
+    def _annotate(self, reason: str, chosen: str | None = None) -> None:
+        """Say what the last step led to."""
+        if self.steps:
+            self.steps[-1] = attrs.evolve(self.steps[-1], chosen=chosen, reason=reason)
+
+    def _search(
+        self,
+        nodes: Sequence[TocNode],
+        *,
+        phase: StepPhase,
+        level: TocLevel,
+        scope: str,
+        parent_ids: tuple[str, ...] = (),
+        floor: float = 0.0,
+    ) -> list[_Scored] | None:
+        """Score ``nodes`` as one step and report the best ``width`` with a score of at least
+        ``floor``. Returns the reported nodes best first, or None when a limit stopped the walk
+        before the search."""
+        if self.halted is not None:
+            return None
+        if self.iterations >= self.limits.max_iterations:
+            self._halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
+            return None
+        header = f"{scope}: searched {len(nodes)} {level.value} nodes"
+        cost = self.meter.cost(header)
+        if not self.meter.can_read(cost):
+            self._halt(f"token budget of {self.meter.budget} exhausted")
+            return None
+        self.iterations += 1
+        self.seen.update(node.node_id for node in nodes)
+        scored = self._score(nodes)
+        reported: list[_Scored] = []
+        for item in scored:
+            if len(reported) >= self.limits.width or item.coverage < floor:
+                break
+            line = self.meter.cost(f'{item.node.node_id} {item.node.title}: "{item.text}" 0.00')
+            if not self.meter.can_read(cost + line):
+                self._halt(f"token budget of {self.meter.budget} exhausted")
+                break
+            cost += line
+            reported.append(item)
+        self.meter.spend(cost)
+        self.steps.append(
+            NavigationStep(
+                number=len(self.steps) + 1,
+                phase=phase,
+                level=level,
+                scope=scope,
+                parent_ids=parent_ids,
+                searched=len(nodes),
+                matched=len(scored),
+                matches=tuple(
+                    StepMatch(
+                        item.node.node_id, item.node.title, item.coverage, item.field, item.text
+                    )
+                    for item in reported
+                ),
+                chosen=None,
+                reason="",
+            )
+        )
+        return reported
+
+    def _score(self, nodes: Sequence[TocNode]) -> list[_Scored]:
+        if not nodes or not self.terms:
+            return []
+        by_id = {node.node_id: node for node in nodes}
+        outcome = rank_nodes(nodes, self.query, limit=len(nodes))
+        scored = [self._scored(by_id[result.node_id], result) for result in outcome.results]
+        scored.sort(
+            key=lambda item: (
+                -item.coverage,
+                -item.relevance,
+                -item.node.start_time.timestamp(),
+                item.node.node_id,
+            )
+        )
+        return scored
+
+    def _scored(self, node: TocNode, result: SearchNodeResult) -> _Scored:
+        texts = [match.text.casefold() for match in result.matches]
+        present = sum(1 for term in self.terms if any(term in text for text in texts))
+        # Among the best-scoring matches, show the most specific text: a bullet over a title,
+        # over a summary that may be all the bullets joined, over a bare keyword.
+        top = result.matches[0].score
+        best = min(
+            (match for match in result.matches if match.score >= top),
+            key=lambda match: _DISPLAY_ORDER.index(match.field),
+        )
+        text = best.text if best.field is not SearchField.KEYWORDS else f"keyword: {best.text}"
+        return _Scored(node, present / len(self.terms), result.relevance_score, best.field, text)
+
+    # -- evidence ------------------------------------------------------------------------------
+    def collect(self, segment: TocNode, coverage: float) -> None:
+        """Add a matched segment's best bullets (or its summary) to the evidence, as far as the
+        budget allows."""
+        items = self._items(segment)
+        if not items:
+            return
+        self.segment_coverage[segment.node_id] = max(
+            coverage, self.segment_coverage.get(segment.node_id, 0.0)
+        )
+        self._add(items)
+
+    def list_segment(self, segment: TocNode) -> bool:
+        """Add a segment's first bullets as evidence of what happened; False when out of budget."""
+        bullets = segment.bullets[:_LISTED_BULLETS_PER_SEGMENT]
+        items = [
+            self._evidence(segment, bullet.text, SearchField.BULLETS, bullet.grip_ids, 1.0, ())
+            for bullet in bullets
+        ]
+        if not items:
+            text = segment.summary_text or segment.title
+            items = [self._evidence(segment, text, SearchField.SUMMARY, (), 1.0, ())]
+        self.segment_coverage[segment.node_id] = 1.0
+        return self._add(items)
+
+    def _add(self, items: Iterable[Evidence]) -> bool:
+        for item in items:
+            key = (item.segment_id, item.text)
+            if key in self.evidence:
+                continue
+            grips = " ".join(item.grip_ids)
+            cost = self.meter.cost(f'{item.segment_id} "{item.text}" [{grips}] 0.00')
+            if not self.meter.can_return(cost):
+                self._halt(f"token budget of {self.meter.budget} exhausted")
+                return False
+            self.meter.spend(cost)
+            self.evidence[key] = item
+        return True
+
+    def _items(self, segment: TocNode) -> list[Evidence]:
+        scored: list[tuple[float, int, Evidence]] = []
+        for position, bullet in enumerate(segment.bullets):
+            score = term_overlap_score(bullet.text, self.terms)
+            if score is not None:
+                matched = self._matched(bullet.text)
+                item = self._evidence(
+                    segment, bullet.text, SearchField.BULLETS, bullet.grip_ids, score, matched
+                )
+                scored.append((-score, position, item))
+        if scored:
+            scored.sort(key=lambda entry: (entry[0], entry[1]))
+            return [entry[2] for entry in scored[:_BULLETS_PER_SEGMENT]]
+        # No single bullet matched: the summary or title did, and it rests on all the bullets.
+        for field, text in (
+            (SearchField.SUMMARY, segment.summary_text),
+            (SearchField.TITLE, segment.title),
+            (SearchField.KEYWORDS, f"{segment.title} (keywords: {', '.join(segment.keywords)})"),
+        ):
+            score = term_overlap_score(text, self.terms) if text else None
+            if score is not None:
+                grips = tuple(
+                    dict.fromkeys(grip for bullet in segment.bullets for grip in bullet.grip_ids)
+                )[:_MAX_GRIPS_FOR_SUMMARY]
+                return [self._evidence(segment, text, field, grips, score, self._matched(text))]
+        return []
+
+    def _matched(self, text: str) -> tuple[str, ...]:
+        folded = text.casefold()
+        return tuple(term for term in self.terms if term in folded)
+
+    @staticmethod
+    def _evidence(
+        segment: TocNode,
+        text: str,
+        field: SearchField,
+        grip_ids: tuple[str, ...],
+        score: float,
+        matched: tuple[str, ...],
+    ) -> Evidence:
+        return Evidence(
+            segment_id=segment.node_id,
+            segment_title=segment.title,
+            text=text,
+            field=field,
+            grip_ids=grip_ids,
+            score=score,
+            matched_terms=matched,
+            start_time=segment.start_time,
+            end_time=segment.end_time,
+        )
+
+    # -- tree access ---------------------------------------------------------------------------
+    def children(self, parents: Sequence[TocNode], ranges: Sequence[TimeRange]) -> list[TocNode]:
+        """The unseen children of ``parents`` that lie deeper than their parent and inside
+        ``ranges`` (when any), in time order. Dangling ids and vanished parents give nothing."""
+        found: dict[str, TocNode] = {}
+        for parent in parents:
+            self.opened.add(parent.node_id)
+            self.seen.add(parent.node_id)
+            try:
+                children = self.storage.get_child_nodes(parent.node_id)
+            except NotFound:
+                continue
+            for child in children:
+                if (
+                    child.level.depth > parent.level.depth
+                    and child.node_id not in self.seen
+                    and _inside(child, ranges)
+                ):
+                    found.setdefault(child.node_id, child)
+        return sorted(found.values(), key=lambda node: (node.start_time, node.node_id))
+
+    # -- the walk ------------------------------------------------------------------------------
+    def walk(
+        self,
+        roots: Sequence[TocNode],
+        ranges: Sequence[TimeRange],
+        *,
+        phase: StepPhase,
+        scope: str,
+        open_roots: bool,
+    ) -> None:
+        """Best-first descent from ``roots``: drill into the best match at or above the
+        threshold, collect matched segments, backtrack to the next best when a branch gives out.
+
+        With ``open_roots`` the roots are opened without being scored (they cover the period the
+        query asked about); otherwise the roots themselves are scored first.
+        """
+        if open_roots:
+            nodes = self.children(roots, ranges)
+            parent_ids = tuple(root.node_id for root in roots)
+        else:
+            nodes = [node for node in roots if node.node_id not in self.seen]
+            parent_ids = ()
+        if not nodes:
+            return
+        reported = self._search(
+            nodes, phase=phase, level=_level_of(nodes), scope=scope, parent_ids=parent_ids
+        )
+        if reported is None:
+            return
+        frontier: list[tuple[float, int, float, int, _Waiting]] = []
+        self._absorb(reported, frontier)
+        while True:
+            if self.halted is not None:
+                self._annotate(f"Stopping: {self.halted}")
+                return
+            if self.enough():
+                self._annotate(f"Stopping: {len(self.evidence)} evidence items collected")
+                return
+            if self.full_segments() >= _ENOUGH_FULL_SEGMENTS and (
+                not frontier or -frontier[0][0] < _FULL
+            ):
+                self._annotate(
+                    f"Stopping: {self.full_segments()} segments contain every term and no "
+                    "waiting branch matches better"
+                )
+                return
+            waiting = self._pop(frontier)
+            if waiting is None:
+                self._annotate(self._dead_end_reason())
+                return
+            node = waiting.scored.node
+            drill = waiting.step == len(self.steps)
+            label = node_label(node.node_id)
+            if drill:
+                reason = f"Drilling into {label} (best match, score {waiting.scored.coverage:.2f})"
+            else:
+                reason = (
+                    f"Backtracking to {label} (next best, score {waiting.scored.coverage:.2f}, "
+                    f"from step {waiting.step})"
+                )
+            self._annotate(reason, chosen=node.node_id)
+            children = self.children([node], ranges)
+            reported = self._search(
+                children,
+                phase=StepPhase.DRILL if drill else StepPhase.BACKTRACK,
+                level=_level_of(children, node.level.child()),
+                scope=label,
+                parent_ids=(node.node_id,),
+            )
+            if reported is None:
+                self._annotate(f"Stopping: {self.halted}")
+                return
+            self._absorb(reported, frontier)
+
+    def _dead_end_reason(self) -> str:
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last.level is TocLevel.SEGMENT and last.matches:
+            return f"Collected evidence from {len(last.matches)} matching segments"
+        if last is not None and not last.matches:
+            return (
+                f"No node matched; no branch is left with a score of at least "
+                f"{self.limits.threshold:.2f}"
+            )
+        return f"No branch is left with a score of at least {self.limits.threshold:.2f}"
+
+    def _absorb(
+        self, reported: list[_Scored], frontier: list[tuple[float, int, float, int, _Waiting]]
+    ) -> None:
+        step = len(self.steps)
+        for item in reported:
+            node = item.node
+            if node.level is TocLevel.SEGMENT:
+                self.collect(node, item.coverage)
+            elif item.coverage >= self.limits.threshold and node.node_id not in self.opened:
+                # Best coverage first; among equals the deeper node (closer to evidence), then
+                # the most recent.
+                entry = (
+                    -item.coverage,
+                    -node.level.depth,
+                    -node.start_time.timestamp(),
+                    next(self._order),
+                    _Waiting(item, step),
+                )
+                heapq.heappush(frontier, entry)
+
+    def _pop(self, frontier: list[tuple[float, int, float, int, _Waiting]]) -> _Waiting | None:
+        while frontier:
+            waiting = heapq.heappop(frontier)[4]
+            if waiting.scored.node.node_id not in self.opened:
+                return waiting
+        return None
+
+    # -- scans ---------------------------------------------------------------------------------
+    def scan(self, ranges: Sequence[TimeRange], *, phase: StepPhase, where: str) -> None:
+        """Read the unseen segments of ``ranges`` (all segments when empty) directly, newest
+        first, a page per step, until a segment holding every term turns up or they run out.
+
+        A page reports only matches at least as good as the evidence already in hand, so a
+        long scan costs tokens only for what could improve the answer.
+        """
+        segments = self._segments(ranges)
+        if not segments:
+            return
+        page = self.limits.scan_page
+        total = len(segments)
+        for first in range(0, total, page):
+            chunk = segments[first : first + page]
+            floor = max(self.limits.threshold, self.best_score())
+            reported = self._search(
+                chunk,
+                phase=phase,
+                level=TocLevel.SEGMENT,
+                scope=(
+                    f"Segments {where}, newest first ({first + 1}-{first + len(chunk)} of {total})"
+                ),
+                floor=floor,
+            )
+            if reported is None:
+                self._annotate(f"Stopping: {self.halted}")
+                return
+            for item in reported:
+                self.collect(item.node, item.coverage)
+            if self.halted is not None:
+                self._annotate(f"Stopping: {self.halted}")
+                return
+            if self.full_segments() > 0:
+                self._annotate("Found a segment that contains every term; the scan stops here")
+                return
+            if first + page < total:
+                self._annotate("Reading the next, older page of segments")
+        self._annotate(f"Read every segment {where}")
+
+    def _segments(self, ranges: Sequence[TimeRange]) -> list[TocNode]:
+        found: dict[str, TocNode] = {}
+        for span in ranges or (None,):
+            start = span.start if span is not None else None
+            end = span.end if span is not None else None
+            for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, end):
+                if node.node_id not in self.seen:
+                    found.setdefault(node.node_id, node)
+        return sorted(
+            found.values(), key=lambda node: (node.start_time, node.node_id), reverse=True
+        )
+
+    def listing(self, segments: Sequence[TocNode], *, phase: StepPhase, scope: str) -> None:
+        """Report ``segments`` for a time-only query: the best summarised first (most bullets,
+        then a summary, then the newest), each with its first bullets, within the budget."""
+        ordered = sorted(
+            segments,
+            key=lambda node: (
+                -len(node.bullets),
+                node.summary is None,
+                -node.start_time.timestamp(),
+                node.node_id,
+            ),
+        )
+        if self.halted is not None:
+            return
+        if self.iterations >= self.limits.max_iterations:
+            self._halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
+            return
+        header = self.meter.cost(f"{scope}: {len(segments)} segments")
+        if not self.meter.can_read(header):
+            self._halt(f"token budget of {self.meter.budget} exhausted")
+            return
+        self.meter.spend(header)
+        self.iterations += 1
+        self.seen.update(node.node_id for node in segments)
+        shown = ordered[: self.limits.width]
+        self.steps.append(
+            NavigationStep(
+                number=len(self.steps) + 1,
+                phase=phase,
+                level=TocLevel.SEGMENT,
+                scope=scope,
+                parent_ids=(),
+                searched=len(segments),
+                matched=len(segments),
+                matches=tuple(
+                    StepMatch(node.node_id, node.title, 1.0, SearchField.TITLE, node.title)
+                    for node in shown
+                ),
+                chosen=None,
+                reason="",
+            )
+        )
+        listed = 0
+        for node in ordered:
+            if self.enough() or not self.list_segment(node):
+                break
+            listed += 1
+        self._annotate(
+            f"Listing {listed} of {len(segments)} segments, best summarised first"
+            + (f"; stopping: {self.halted}" if self.halted else "")
+        )
+
+
+def _inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:
+    return not ranges or any(span.overlaps(node.start_time, node.end_time) for span in ranges)
+
+
+def _level_of(nodes: Sequence[TocNode], default: TocLevel | None = None) -> TocLevel:
+    """The shallowest level among ``nodes`` (they share one in a well-formed tree)."""
+    if nodes:
+        return min((node.level for node in nodes), key=lambda level: level.depth)
+    return default if default is not None else TocLevel.SEGMENT

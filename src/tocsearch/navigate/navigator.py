@@ -1,0 +1,275 @@
+"""The Navigator: answers a question by walking the time table of contents, within budgets.
+
+A query is split into time hints and a topic (:mod:`tocsearch.navigate.timehints`). The walk
+then runs in phases, each only when the ones before found too little:
+
+1. **Walk** from the tightest nodes that cover the hinted period (or from the years), drilling
+   into the best-matching child, collecting matching segments, backtracking to the next best.
+2. **Scan** the segments of the period directly, newest first: summaries above the segments
+   keep only a few bullets, so a term can be missing from every level above the segment that
+   holds it.
+3. **Adjacent periods**: the same for the periods just before and after the hinted one.
+4. **Broaden**: drop the time restriction and search the whole history the same way.
+
+A query with a time hint and no topic ("what did we do yesterday?") lists the segments of that
+period instead. Every search is an iteration and a step of the returned path; the walk stops at
+``max_iterations`` or when ``token_budget`` runs out, and then says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+
+from tocsearch.errors import InvalidArgument
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
+from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._walk import Walk, WalkLimits
+from tocsearch.navigate.result import NavigationResult, StepPhase, node_label
+from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
+from tocsearch.storage.protocol import Storage
+from tocsearch.text import TokenEstimator, estimate_tokens
+
+__all__ = ["Navigator"]
+
+_START_LEVELS = (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR)
+
+
+def _positive(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+class Navigator:
+    """Finds the segments that answer a question, and explains the path it took.
+
+    Args:
+        storage: the store holding the tree.
+        now: the moment questions are asked at, timezone-aware (default: the current UTC time
+            at each call). Time hints resolve against it, so an evaluation can ask as of a
+            past date.
+        max_iterations: at most this many searches per question.
+        token_budget: at most this many tokens read and returned per question, by ``estimator``.
+        estimator: counts tokens (default :func:`tocsearch.text.estimate_tokens`).
+        threshold: the share of query terms a node must hold to be drilled into, in [0, 1].
+        width: how many matches a search reports, and so how many branches it can open.
+        max_evidence: at most this many evidence items are returned.
+        scan_page: how many segments one scanning step reads.
+        max_start_nodes: a walk starts at the deepest level where at most this many nodes
+            cover the hinted period.
+
+    Raises:
+        InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
+            is naive.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        now: datetime | None = None,
+        max_iterations: int = 50,
+        token_budget: int = 2000,
+        estimator: TokenEstimator | None = None,
+        threshold: float = 0.3,
+        width: int = 10,
+        max_evidence: int = 10,
+        scan_page: int = 500,
+        max_start_nodes: int = 3,
+    ) -> None:
+        if now is not None and (
+            not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None
+        ):
+            raise InvalidArgument(f"now must be a timezone-aware datetime, got {now!r}")
+        if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+            raise InvalidArgument(f"threshold must be between 0 and 1, got {threshold!r}")
+        self.storage = storage
+        self.now = now.astimezone(timezone.utc) if now is not None else None
+        self.token_budget = _positive("token_budget", token_budget)
+        self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
+        self.max_start_nodes = _positive("max_start_nodes", max_start_nodes)
+        self.limits = WalkLimits(
+            max_iterations=_positive("max_iterations", max_iterations),
+            threshold=float(threshold),
+            width=_positive("width", width),
+            max_evidence=_positive("max_evidence", max_evidence),
+            scan_page=_positive("scan_page", scan_page),
+        )
+
+    def navigate(self, query: str) -> NavigationResult:
+        """Answer ``query`` with evidence from the tree and the path that found it.
+
+        Raises:
+            InvalidArgument: the query is not a string or is blank.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument(f"query must be a non-empty string, got {query!r}")
+        now = self.now if self.now is not None else datetime.now(timezone.utc)
+        hints = parse_time_hints(query, now)
+        terms = topic_terms(hints.topic)
+        meter = TokenMeter(self.token_budget, self.estimator, reserve=self.token_budget // 4)
+        walk = Walk(self.storage, terms, self.limits, meter)
+        if terms:
+            where = self._topical(walk, hints)
+            summary = _topical_summary(walk, where)
+        else:
+            summary = self._time_only(walk, hints, now)
+        partial = walk.halted is not None
+        evidence = walk.ranked_evidence()
+        reason = summary
+        if walk.halted is not None:
+            reason = f"{walk.halted}; {summary}"
+        return NavigationResult(
+            query=query,
+            topic=hints.topic,
+            terms=terms,
+            time_hints=hints,
+            steps=tuple(walk.steps),
+            evidence=evidence,
+            partial=partial,
+            reason=reason,
+            tokens_used=meter.used,
+            token_budget=self.token_budget,
+            nodes_visited=len(walk.seen),
+            iterations=walk.iterations,
+        )
+
+    # -- phases ------------------------------------------------------------------------------
+    def _topical(self, walk: Walk, hints: TimeHints) -> str:
+        """Run the phases for a query with topic terms; returns where the evidence came from."""
+        ranges = hints.ranges
+        if not ranges:
+            walk.walk(
+                self.storage.get_toc_root(),
+                (),
+                phase=StepPhase.START,
+                scope="Years",
+                open_roots=False,
+            )
+            if walk.full_segments() == 0:
+                walk.scan((), phase=StepPhase.SCAN, where="in the whole history")
+            return ""
+        phrases = ", ".join(f'"{phrase}"' for phrase in hints.phrases)
+        self._within(walk, ranges, phase=StepPhase.START, scan=StepPhase.SCAN, what=phrases)
+        if walk.evidence or walk.halted:
+            return ""
+        wide = tuple(span.widened() for span in ranges)
+        self._within(
+            walk, wide, phase=StepPhase.ADJACENT, scan=StepPhase.ADJACENT, what=f"next to {phrases}"
+        )
+        if walk.evidence or walk.halted:
+            return "adjacent"
+        walk.walk(
+            self.storage.get_toc_root(),
+            (),
+            phase=StepPhase.BROADEN,
+            scope="Years (time restriction dropped)",
+            open_roots=False,
+        )
+        if walk.full_segments() == 0:
+            walk.scan((), phase=StepPhase.BROADEN, where="in the whole history")
+        return "broadened"
+
+    def _within(
+        self,
+        walk: Walk,
+        ranges: Sequence[TimeRange],
+        *,
+        phase: StepPhase,
+        scan: StepPhase,
+        what: str,
+    ) -> None:
+        covering = self._covering(ranges)
+        labels = ", ".join(node_label(node.node_id) for node in covering)
+        walk.walk(covering, ranges, phase=phase, scope=f"{what}: {labels}", open_roots=True)
+        if walk.full_segments() == 0:
+            where = "in " + ", ".join(span.label() for span in ranges)
+            walk.scan(ranges, phase=scan, where=where)
+
+    def _time_only(self, walk: Walk, hints: TimeHints, now: datetime) -> str:
+        """List what happened in the hinted period (or on the latest active day)."""
+        ranges: tuple[TimeRange, ...] = hints.ranges
+        if not ranges:
+            latest = self._latest_day(now)
+            if latest is None:
+                return "the query names no topic and no time, and the history is empty"
+            ranges = (latest,)
+            intro = f"Most recent activity, {latest.label()}"
+        else:
+            phrases = ", ".join(f'"{phrase}"' for phrase in hints.phrases)
+            labels = ", ".join(node_label(node.node_id) for node in self._covering(ranges))
+            intro = f"{phrases}: {labels or 'segments without a day node'}"
+        segments = _segments_in(self.storage, ranges)
+        walk.listing(segments, phase=StepPhase.LIST, scope=intro)
+        period = ", ".join(span.label() for span in ranges)
+        if segments:
+            return f"listed what happened in {period}"
+        wide = tuple(span.widened() for span in ranges)
+        nearby = _segments_in(self.storage, wide)
+        if nearby:
+            walk.listing(
+                nearby,
+                phase=StepPhase.ADJACENT,
+                scope="Segments in the adjacent periods "
+                + ", ".join(span.label() for span in wide),
+            )
+            return f"nothing is recorded in {period}; listed the adjacent periods instead"
+        return f"nothing is recorded in {period} or next to it"
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _covering(self, ranges: Sequence[TimeRange]) -> list[TocNode]:
+        """The tightest nodes covering each range: the deepest level where 1 to
+        ``max_start_nodes`` nodes overlap it, else every overlapping node of the top level
+        that has any."""
+        chosen: dict[str, TocNode] = {}
+        for span in ranges:
+            fallback: list[TocNode] = []
+            for level in _START_LEVELS:
+                nodes = self.storage.get_nodes_by_level(level, span.start, span.end)
+                if 1 <= len(nodes) <= self.max_start_nodes:
+                    fallback = nodes
+                    break
+                if nodes:
+                    fallback = nodes
+            for node in fallback:
+                chosen.setdefault(node.node_id, node)
+        return sorted(chosen.values(), key=lambda node: (node.start_time, node.node_id))
+
+    def _latest_day(self, now: datetime) -> TimeRange | None:
+        """The day of the newest segment that started by ``now``."""
+        segments = self.storage.get_nodes_by_level(TocLevel.SEGMENT, None, now)
+        if not segments:
+            return None
+        newest = max(segments, key=lambda node: node.start_time).start_time
+        day = datetime(newest.year, newest.month, newest.day, tzinfo=timezone.utc)
+        return TimeRange(day, day + timedelta(days=1))
+
+
+def _segments_in(storage: Storage, ranges: Sequence[TimeRange]) -> list[TocNode]:
+    found: dict[str, TocNode] = {}
+    for span in ranges:
+        for node in storage.get_nodes_by_level(TocLevel.SEGMENT, span.start, span.end):
+            found.setdefault(node.node_id, node)
+    return list(found.values())
+
+
+def _topical_summary(walk: Walk, where: str) -> str:
+    segments = len({item.segment_id for item in walk.ranked_evidence()})
+    if segments == 0:
+        return "no segment matches the query"
+    full = walk.full_segments()
+    if full:
+        found = f"found {full} segment{'s' if full != 1 else ''} containing every term"
+    else:
+        found = (
+            f"found {segments} segment{'s' if segments != 1 else ''} with at best "
+            f"{walk.best_score():.0%} of the terms"
+        )
+    if where == "adjacent":
+        return found + ", in the periods next to the one asked about"
+    if where == "broadened":
+        return found + ", outside the period asked about"
+    return found

@@ -1,0 +1,223 @@
+"""What a navigation returns: the path it took, the evidence it found, and how it stopped.
+
+Every record is frozen and JSON-ready through :meth:`NavigationResult.to_dict` (the shared
+converter: datetimes as ISO 8601 strings, enums as their values, tuples as lists). The
+Markdown form (:meth:`NavigationResult.to_markdown`) has a "Search Path" and an "Evidence"
+section, one numbered item per step and one block per segment.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from tocsearch.converter import from_dict, to_dict
+from tocsearch.ids import parse_node_id
+from tocsearch.levels import TocLevel
+from tocsearch.navigate.timehints import TimeHints
+from tocsearch.search import SearchField
+
+__all__ = [
+    "Evidence",
+    "NavigationResult",
+    "NavigationStep",
+    "StepMatch",
+    "StepPhase",
+    "node_label",
+]
+
+
+class StepPhase(str, enum.Enum):
+    """Why a step searched what it searched."""
+
+    START = "start"
+    """The first search: the years, or the nodes that cover the query's time range."""
+    DRILL = "drill"
+    """The children of the best match of the step before."""
+    BACKTRACK = "backtrack"
+    """The children of the next-best node left waiting, after a branch gave nothing better."""
+    ADJACENT = "adjacent"
+    """The periods just before and after the requested one, which held nothing."""
+    BROADEN = "broaden"
+    """The whole history, after the requested period and its neighbours held nothing."""
+    SCAN = "scan"
+    """Segments read directly, newest first, because summaries above them did not match."""
+    LIST = "list"
+    """Segments listed for a query that names a time and no topic."""
+
+
+@attrs.frozen
+class StepMatch:
+    """A node that matched in a step: its share of the query terms and its best matching text."""
+
+    node_id: str
+    title: str
+    score: float
+    field: SearchField
+    text: str
+
+
+@attrs.frozen
+class NavigationStep:
+    """One search of the walk.
+
+    ``parent_ids`` are the nodes whose children were searched (empty when a level or a range
+    was searched directly); ``searched`` counts the nodes scored, ``matched`` those that
+    matched at all; ``matches`` are the ones reported, best first. ``chosen`` is the node the
+    walk turned to next, if any, and ``reason`` says why in plain words.
+    """
+
+    number: int
+    phase: StepPhase
+    level: TocLevel
+    scope: str
+    parent_ids: tuple[str, ...]
+    searched: int
+    matched: int
+    matches: tuple[StepMatch, ...]
+    chosen: str | None
+    reason: str
+
+
+@attrs.frozen
+class Evidence:
+    """A statement from a segment that answers the query, with the grips that prove it.
+
+    ``score`` is the share of the query terms in ``text`` (1.0 for every item of a time-only
+    query, where the period is the whole question); ``matched_terms`` are those terms.
+    ``field`` says where the text came from: a bullet, or the segment's summary or title when
+    no single bullet matched (then ``grip_ids`` are those of the segment's bullets).
+    """
+
+    segment_id: str
+    segment_title: str
+    text: str
+    field: SearchField
+    grip_ids: tuple[str, ...]
+    score: float
+    matched_terms: tuple[str, ...]
+    start_time: datetime
+    end_time: datetime
+
+
+@attrs.frozen
+class NavigationResult:
+    """The outcome of :meth:`tocsearch.navigate.Navigator.navigate`.
+
+    ``partial`` is true when a limit (iterations or token budget) stopped the walk before it
+    was done; ``reason`` always says how the walk ended. ``tokens_used`` counts what the walk
+    read (the reported matches of every step) and what it returns (the evidence); it never
+    exceeds ``token_budget``. ``nodes_visited`` counts the distinct nodes scored or opened.
+    """
+
+    query: str
+    topic: str
+    terms: tuple[str, ...]
+    time_hints: TimeHints
+    steps: tuple[NavigationStep, ...]
+    evidence: tuple[Evidence, ...]
+    partial: bool
+    reason: str
+    tokens_used: int
+    token_budget: int
+    nodes_visited: int
+    iterations: int
+
+    @property
+    def segment_ids(self) -> tuple[str, ...]:
+        """The segments of the evidence, each once, best first."""
+        return tuple(dict.fromkeys(item.segment_id for item in self.evidence))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``."""
+        data: dict[str, Any] = to_dict(self)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> NavigationResult:
+        """The result back from :meth:`to_dict` output.
+
+        Raises:
+            InvalidArgument: the data does not describe a navigation result.
+        """
+        return from_dict(data, cls)
+
+    def to_markdown(self) -> str:
+        """The path and the evidence as Markdown, for a person or a model to read."""
+        lines = ["## Search Path", "", f'Query: "{self.query}"']
+        for phrase, found in zip(self.time_hints.phrases, self.time_hints.ranges, strict=True):
+            lines.append(f'Time: "{phrase}" -> {found.label()}')
+        if self.terms:
+            lines.append("Terms: " + ", ".join(self.terms))
+        lines.append("")
+        for step in self.steps:
+            lines.extend(_step_lines(step))
+        if not self.steps:
+            lines.append("No node was searched.")
+        lines += ["", "## Evidence", ""]
+        if not self.evidence:
+            lines.append("No evidence found.")
+        for segment_id, items in _by_segment(self.evidence):
+            first = items[0]
+            lines.append(
+                f"**Segment: {segment_id}** - {first.segment_title} "
+                f"({first.start_time:%Y-%m-%d %H:%M} UTC)"
+            )
+            for item in items:
+                grips = " ".join(f"[{grip}]" for grip in item.grip_ids) or "[no grip]"
+                source = "" if item.field is SearchField.BULLETS else f" ({item.field.value})"
+                lines.append(f'- "{item.text}" {grips} (score: {item.score:.2f}){source}')
+            lines.append("")
+        if lines[-1] != "":
+            lines.append("")
+        status = "Partial result" if self.partial else "Done"
+        lines.append(
+            f"_{status}: {self.reason} ({self.iterations} searches, {self.nodes_visited} nodes, "
+            f"{self.tokens_used} of {self.token_budget} tokens)_"
+        )
+        if any(item.grip_ids for item in self.evidence):
+            lines += ["", "Expand a grip to see the full conversation behind a statement."]
+        return "\n".join(lines) + "\n"
+
+
+def node_label(node_id: str) -> str:
+    """A short name for a node: ``Year 2026``, ``Week 2026-W04``, ``Day 2026-01-30 (Friday)``.
+
+    Ids that do not parse are returned unchanged.
+    """
+    try:
+        key = parse_node_id(node_id)
+    except ValueError:
+        return node_id
+    tail = node_id.split(":", 2)[2]
+    if key.level is TocLevel.DAY:
+        return f"Day {tail} ({key.first_day:%A})"
+    return f"{key.level.value.capitalize()} {tail}"
+
+
+def _step_lines(step: NavigationStep) -> list[str]:
+    noun = f"{step.level.value} node" + ("" if step.searched == 1 else "s")
+    lines = [f"{step.number}. **{step.scope}** - Searched {step.searched} {noun}"]
+    for match in step.matches[:3]:
+        lines.append(f'   - Matched: "{_clip(match.text)}" (score: {match.score:.2f})')
+    if len(step.matches) > 3:
+        lines.append(f"   - ... and {step.matched - 3} more matches")
+    elif not step.matches:
+        lines.append("   - No match")
+    lines.append(f"   - {step.reason}")
+    return lines
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+
+
+def _by_segment(evidence: tuple[Evidence, ...]) -> list[tuple[str, list[Evidence]]]:
+    grouped: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        grouped.setdefault(item.segment_id, []).append(item)
+    return list(grouped.items())
