@@ -3,6 +3,8 @@
 Datetimes travel as ISO 8601 strings in UTC (``2026-01-30T14:05:00.123000+00:00``); enums as
 their values; tuples as lists. Structuring runs the records' own validators, so a malformed
 document is refused with :class:`~tocsearch.errors.InvalidArgument` instead of being half-read.
+Reading is strict about types: a string field must hold a string and a list field a list, so
+``null`` never becomes ``"None"`` and ``"jwt"`` never becomes ``["j", "w", "t"]``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import enum
 import json
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 
 import cattrs
+from cattrs.cols import homogenous_tuple_structure_factory
+from cattrs.dispatch import StructureHook
 from cattrs.v import format_exception
 
 from tocsearch.errors import InvalidArgument
@@ -41,8 +45,42 @@ def _plain_str(value: str) -> str:
     return value.value if isinstance(value, enum.Enum) else value
 
 
+def _structure_str(value: Any, cls: type) -> Any:
+    # cattrs would call str() on anything; our str-valued enums also dispatch here.
+    if not isinstance(value, str):
+        raise InvalidArgument(f"expected a string, got {value!r}")
+    return value if cls is str else cls(value)
+
+
+def _structure_int(value: Any, _: type) -> int:
+    # int() would truncate 2.7 and accept "2" or True; a document holds a true integer.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"expected an integer, got {value!r}")
+    return value
+
+
+def _is_homogeneous_tuple(cls: Any) -> bool:
+    args = get_args(cls)
+    return get_origin(cls) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _tuple_hook(cls: Any, made: cattrs.Converter) -> StructureHook:
+    structure_items = homogenous_tuple_structure_factory(cls, made)
+
+    def structure(value: Any, target: Any) -> Any:
+        # A string is iterable, but a list field given one string is a mistake, not letters.
+        if not isinstance(value, (list, tuple)):
+            raise InvalidArgument(f"expected a list, got {value!r}")
+        return structure_items(value, target)
+
+    return structure
+
+
 def _make_converter() -> cattrs.Converter:
     made = cattrs.Converter(forbid_extra_keys=False)
+    made.register_structure_hook(str, _structure_str)
+    made.register_structure_hook(int, _structure_int)
+    made.register_structure_hook_factory(_is_homogeneous_tuple, _tuple_hook)
     made.register_unstructure_hook(datetime, lambda value: value.isoformat())
     # Our enums subclass str, so cattrs dispatches them to its str passthrough and would hand
     # out enum members; plain values keep to_dict() output made of builtin types only, as
