@@ -287,13 +287,15 @@ def generate_tree(
     segments: int,
     *,
     years: int = 5,
+    days: int | None = None,
     start: date = date(2021, 1, 4),
     topics: int = 20,
     occurrences: int = 3,
     seed: int = 11,
     vocabulary: Vocabulary | None = None,
 ) -> SyntheticTree:
-    """A tree of ``segments`` segments spread evenly over ``years`` years of days.
+    """A tree of ``segments`` segments spread evenly over ``years`` years of days (or over
+    exactly ``days`` days when given).
 
     Runtime: about 60 µs per segment (300,000 segments in well under a minute).
 
@@ -304,9 +306,11 @@ def generate_tree(
         raise InvalidArgument(f"segments must be at least 1, got {segments}")
     if years < 1:
         raise InvalidArgument(f"years must be at least 1, got {years}")
+    if days is not None and days < 1:
+        raise InvalidArgument(f"days must be at least 1, got {days}")
     rng = random.Random(seed)
     words = vocabulary or Vocabulary()
-    days = years * 365
+    days = days if days is not None else years * 365
     planted = _topics(topics, segments, occurrences, rng)
     topics_at: dict[int, list[PlantedTopic]] = {}
     for topic in planted:

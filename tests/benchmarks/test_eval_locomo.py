@@ -1,0 +1,235 @@
+"""The LoCoMo evaluation harness on a hand-written six-turn conversation whose recall is known.
+
+The fixture has two sessions of three turns and seven questions: four are scored (categories
+1, 2, 2 and 4), one is adversarial (category 5), one has no evidence and one names a turn that
+does not exist. One question's evidence is malformed (``"D:1:3; D2:02"`` and a bare ``"D"``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks._baselines import FlatSegmentScan, TurnBm25
+from benchmarks._evidence import load_questions
+from benchmarks._locomo_eval import (
+    Conversation,
+    Retriever,
+    Skips,
+    evaluate_conversation,
+    summarise,
+)
+from benchmarks._retrieval import RankedItem, Turn
+
+from benchmarks import eval_locomo
+from tocsearch import ids
+from tocsearch.errors import InvalidArgument
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, TocNode
+from tocsearch.storage.memory import InMemoryStorage
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tiny_locomo.json"
+START = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+EXPECTED_SKIPS = Skips(
+    questions_total=7,
+    category_5=1,
+    no_evidence=2,
+    evidence_split=1,
+    evidence_rewritten=2,
+    evidence_skipped=1,
+    evidence_not_in_conversation=1,
+)
+
+
+def tiny_events() -> list[Event]:
+    """The fixture's six turns as events, "Speaker: text", one minute apart."""
+    sample = json.loads(FIXTURE.read_text())[0]["conversation"]
+    events: list[Event] = []
+    for session in (1, 2):
+        for turn in sample[f"session_{session}"]:
+            when = START + timedelta(minutes=len(events))
+            events.append(
+                Event(
+                    event_id=ids.event_id(when, turn["dia_id"].replace(":", "-")),
+                    session_id=f"tiny-1:session_{session}",
+                    timestamp=when,
+                    role=EventRole.USER,
+                    event_type=EventType.USER_MESSAGE,
+                    text=f"{turn['speaker']}: {turn['text']}",
+                    metadata={"dia_id": turn["dia_id"]},
+                )
+            )
+    return events
+
+
+def tiny_conversation(storage: InMemoryStorage | None = None) -> Conversation:
+    """The fixture as a conversation over ``storage`` (an empty store by default)."""
+    events = tiny_events()
+    return Conversation(
+        "tiny-1", storage or InMemoryStorage(), tuple(events), events[-1].timestamp, 0.0
+    )
+
+
+class FixedRanking:
+    """A method that returns the same ranking for every question: D1:3, then D1:1 with D2:2,
+    each turn costing exactly 10 tokens."""
+
+    name = "fixed"
+
+    def retrieve(self, question: str) -> list[RankedItem]:
+        def turn(dia_id: str) -> Turn:
+            return Turn(dia_id, dia_id, "x" * 30)
+
+        return [RankedItem("a", (turn("D1:3"),)), RankedItem("b", (turn("D1:1"), turn("D2:2")))]
+
+    def close(self) -> None:
+        pass
+
+
+def fixed(_: Conversation) -> Retriever:
+    return FixedRanking()
+
+
+def test_fixed_ranking_scores_exactly_as_computed_by_hand() -> None:
+    """With a 20-token budget the fixed method keeps D1:3 and D1:1: recall 1, 1, 1/2, 1/2 on the
+    four scored questions; at 1,000 tokens it keeps all three turns and every recall is 1."""
+    questions = load_questions(FIXTURE)["tiny-1"]
+    results, skips = evaluate_conversation(
+        tiny_conversation(), questions, [fixed], budgets=(20, 1000), default_budget=20
+    )
+    assert skips == EXPECTED_SKIPS
+    assert [(r.index, r.recall_at_budget[20]) for r in results] == [
+        (0, 1.0),
+        (1, 1.0),
+        (2, 0.5),
+        (3, 0.5),
+    ]
+    assert all(r.recall_at_budget[1000] == 1.0 for r in results)
+    assert all(r.recall_at_k == {5: 1.0, 10: 1.0} for r in results)
+    assert all(r.tokens == 20 for r in results)
+    summary = summarise(results, (20, 1000))["fixed"]
+    assert summary["all"].recall_at_budget == {20: 0.75, 1000: 1.0}
+    assert summary["1"].recall_at_budget[20] == 0.5
+    assert summary["2"].recall_at_budget[20] == 0.75
+    assert summary["4"].recall_at_budget[20] == 1.0
+    assert "3" not in summary
+    assert summary["2"].questions == 2
+
+
+def test_default_budget_must_be_one_of_the_budgets() -> None:
+    """Asking for a default budget that is not measured is refused, naming it."""
+    with pytest.raises(InvalidArgument, match="999"):
+        evaluate_conversation(
+            tiny_conversation(), [], [fixed], budgets=(500, 1000), default_budget=999
+        )
+
+
+def test_bm25_turns_finds_exactly_the_turns_sharing_terms() -> None:
+    """FTS5 ranks D2:2 (biscuit, chew, sneakers) above D1:1 (biscuit, puppy) above D2:1 (the),
+    and finds nothing for a question whose words no turn uses."""
+    retriever = TurnBm25(tiny_events())
+    ranked = retriever.retrieve("Did Biscuit the puppy chew sneakers?")
+    assert [item.turns[0].dia_id for item in ranked] == ["D2:2", "D1:1", "D2:1"]
+    assert retriever.retrieve("When did Caroline travel?") == []
+    retriever.close()
+
+
+def test_bm25_turns_recall_on_the_fixture() -> None:
+    """BM25 over turns recalls every gold turn except for the Caroline question: 3/4 overall,
+    category 2 at 1/2."""
+    questions = load_questions(FIXTURE)["tiny-1"]
+
+    def bm25(conversation: Conversation) -> Retriever:
+        return TurnBm25(conversation.events)
+
+    results, _ = evaluate_conversation(
+        tiny_conversation(), questions, [bm25], budgets=(1000,), default_budget=1000
+    )
+    summary = summarise(results, (1000,))["bm25-turns"]
+    assert summary["all"].recall_at_budget[1000] == 0.75
+    assert summary["2"].recall_at_budget[1000] == 0.5
+    assert summary["1"].recall_at_budget[1000] == 1.0
+    assert summary["4"].recall_at_budget[1000] == 1.0
+
+
+def test_flat_scan_returns_whole_segments_best_first() -> None:
+    """Each flat-scan hit is all the events of one segment; the segment sharing more of the
+    query's terms comes first."""
+    events = tiny_events()
+    storage = InMemoryStorage()
+    storage.put_events(events)
+    for number, (first, last, bullet) in enumerate(
+        [(0, 3, "puppy adopted and hiking"), (3, 6, "violin lessons, biscuit chewed sneakers")]
+    ):
+        span = events[first:last]
+        storage.put_node(
+            TocNode(
+                node_id=ids.segment_id(span[0].timestamp.date(), f"s{number}"),
+                level=TocLevel.SEGMENT,
+                title=f"segment {number}",
+                start_time=span[0].timestamp,
+                end_time=span[-1].timestamp,
+                summary=bullet,
+                event_ids=tuple(event.event_id for event in span),
+            )
+        )
+    ranked = FlatSegmentScan(storage).retrieve("biscuit sneakers")
+    assert [[turn.dia_id for turn in item.turns] for item in ranked] == [["D2:1", "D2:2", "D2:3"]]
+    ranked = FlatSegmentScan(storage).retrieve("puppy biscuit sneakers")
+    assert [item.label.rsplit(":", 1)[-1] for item in ranked] == ["s1", "s0"]
+
+
+def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """The script imports, builds and evaluates the fixture with every method and prints one
+    JSON object whose counts and BM25 recall match the hand computation."""
+    assert eval_locomo.main(["--data", str(FIXTURE), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["conversations"] == 1
+    assert report["events"] == 6
+    assert report["budgets"] == [500, 1000, 2000]
+    assert report["skipped"] == {
+        "questions_total": 7,
+        "category_5": 1,
+        "other_categories": 0,
+        "no_evidence": 2,
+        "evidence_split": 1,
+        "evidence_rewritten": 2,
+        "evidence_skipped": 1,
+        "evidence_not_in_conversation": 1,
+    }
+    methods = report["methods"]
+    assert set(methods) == {"navigator", "flat-scan", "bm25-turns"}
+    assert methods["bm25-turns"]["all"]["recall_at_budget"] == {
+        "500": 0.75,
+        "1000": 0.75,
+        "2000": 0.75,
+    }
+    for per in methods.values():
+        assert per["all"]["questions"] == 4
+        assert set(per) <= {"all", "1", "2", "4"}
+        for value in per["all"]["recall_at_budget"].values():
+            assert 0.0 <= value <= 1.0
+
+
+def test_end_to_end_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --json the script prints one table per method and the navigator's misses."""
+    assert eval_locomo.main(["--data", str(FIXTURE), "--misses", "2"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("## navigator", "## flat-scan", "## bm25-turns", "## misses of navigator"):
+        assert heading in out
+
+
+def test_unreadable_file_exits_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that is not LoCoMo JSON ends the script with status 2 and a message naming it."""
+    path = tmp_path / "nope.json"
+    path.write_text("{")
+    assert eval_locomo.main(["--data", str(path)]) == 2
+    assert "nope.json" in capsys.readouterr().err
