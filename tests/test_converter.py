@@ -235,3 +235,14 @@ def test_unknown_keys_are_ignored() -> None:
     data = to_dict(_grip())
     data["added_later"] = True
     assert from_dict(data, Grip) == _grip()
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    """A document with several bad fields names each of them in one error."""
+    data = _node_data()
+    data.update(title=None, version="2", keywords="jwt")
+    with pytest.raises(InvalidArgument) as caught:
+        from_dict(data, TocNode)
+    message = str(caught.value)
+    for path in ["$.title", "$.version", "$.keywords"]:
+        assert path in message

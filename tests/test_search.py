@@ -499,6 +499,8 @@ def test_search_children_unknown_parent(storage: InMemoryStorage) -> None:
     """A parent id that names no stored node raises NodeNotFound."""
     with pytest.raises(NodeNotFound, match="toc:day:2026-01-02"):
         search_children(storage, "toc:day:2026-01-02", "jwt")
+    with pytest.raises(NodeNotFound, match="not-a-node"):
+        search_children(storage, "not-a-node", "jwt")
 
 
 def test_search_children_limit(storage: InMemoryStorage) -> None:
