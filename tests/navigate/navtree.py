@@ -9,7 +9,7 @@ appears only in a segment's bullets is mentioned nowhere above it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
 import attrs
@@ -118,3 +118,26 @@ def check_strict(nodes: dict[str, TocNode]) -> None:
             assert parent is not None
             expected = parent
         assert node.node_id in nodes[expected].child_node_ids, (node.node_id, expected)
+
+
+def topic_rollup(overrides: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> Rollup:
+    """A rollup whose bullets carry the children's topics upward (a day lists its segments'
+    titles, a week its days' bullets, ...), five at most; ``overrides`` fixes the title and
+    bullets of chosen node ids."""
+    fixed = dict(overrides or {})
+
+    def rollup(
+        level: TocLevel, node_id: str, children: Sequence[TocNode]
+    ) -> tuple[str, tuple[str, ...]]:
+        if node_id in fixed:
+            return fixed[node_id]
+        texts: dict[str, None] = {}
+        for child in children:
+            if level is TocLevel.DAY:
+                texts.setdefault(child.title, None)
+            else:
+                for bullet in child.bullets:
+                    texts.setdefault(bullet.text, None)
+        return node_id.split(":", 2)[2], tuple(texts)[:5]
+
+    return rollup

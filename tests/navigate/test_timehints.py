@@ -117,7 +117,7 @@ def test_topic_drops_hint_and_dangling_preposition() -> None:
 
 
 def test_two_hints_and_their_joiner_are_removed() -> None:
-    """"yesterday and today" gives two ranges, and the "and" does not dangle in the topic."""
+    """ "yesterday and today" gives two ranges, and the "and" does not dangle in the topic."""
     hints = parse_time_hints("deploys yesterday and today", NOW)
     assert hints.topic == "deploys"
     assert [found.start.date() for found in hints.ranges] == [date(2026, 2, 3), date(2026, 2, 4)]
@@ -133,7 +133,7 @@ def test_in_january_means_this_january_when_now_is_in_january() -> None:
 
 
 def test_month_boundary_last_month_in_january_is_december() -> None:
-    """"last month" on January 1st is the previous year's December."""
+    """ "last month" on January 1st is the previous year's December."""
     assert span("last month", datetime(2026, 1, 1, 0, 5, tzinfo=timezone.utc)) == (
         date(2025, 12, 1),
         date(2025, 12, 31),
@@ -141,7 +141,7 @@ def test_month_boundary_last_month_in_january_is_december() -> None:
 
 
 def test_iso_week_boundary_last_week_across_the_new_year() -> None:
-    """"last week" on Monday 2026-01-05 is ISO week 2026-W01, Monday 2025-12-29 to Sunday."""
+    """ "last week" on Monday 2026-01-05 is ISO week 2026-W01, Monday 2025-12-29 to Sunday."""
     assert span("last week", datetime(2026, 1, 5, 8, tzinfo=timezone.utc)) == (
         date(2025, 12, 29),
         date(2026, 1, 4),
@@ -149,7 +149,7 @@ def test_iso_week_boundary_last_week_across_the_new_year() -> None:
 
 
 def test_year_boundary_yesterday_on_new_years_day() -> None:
-    """"yesterday" on January 1st is December 31st of the year before."""
+    """ "yesterday" on January 1st is December 31st of the year before."""
     assert span("yesterday", datetime(2026, 1, 1, 1, tzinfo=timezone.utc)) == (
         date(2025, 12, 31),
         date(2025, 12, 31),
@@ -208,7 +208,8 @@ def test_time_range_refuses_empty_and_naive_ranges() -> None:
 def test_time_range_helpers() -> None:
     """contains() is half-open, widened() grows by its own length, label() reads as days."""
     found = TimeRange(day(2026, 1, 5), day(2026, 1, 12))
-    assert found.contains(day(2026, 1, 5)) and not found.contains(day(2026, 1, 12))
+    assert found.contains(day(2026, 1, 5))
+    assert not found.contains(day(2026, 1, 12))
     assert found.widened() == TimeRange(day(2025, 12, 29), day(2026, 1, 19))
     assert found.label() == "2026-01-05..2026-01-11"
     assert TimeRange(day(2026, 1, 5), day(2026, 1, 6)).label() == "2026-01-05"
@@ -250,7 +251,9 @@ TOPIC_WORDS = st.lists(
 
 @given(
     now=st.datetimes(
-        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 12, 31), timezones=st.just(timezone.utc)
+        min_value=datetime(2000, 1, 1),
+        max_value=datetime(2200, 12, 31),
+        timezones=st.just(timezone.utc),
     ),
     hint=st.sampled_from(PAST_HINTS),
     before=TOPIC_WORDS,
@@ -275,7 +278,9 @@ def test_past_hints_are_nonempty_past_ranges_cut_from_the_topic(
 
 @given(
     now=st.datetimes(
-        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 12, 31), timezones=st.just(timezone.utc)
+        min_value=datetime(2000, 1, 1),
+        max_value=datetime(2200, 12, 31),
+        timezones=st.just(timezone.utc),
     ),
     query=st.text(alphabet="abcdefgjmnoprstuwy0123456789 -,", max_size=40),
 )

@@ -134,6 +134,30 @@ class Walk:
         if self.steps:
             self.steps[-1] = attrs.evolve(self.steps[-1], chosen=chosen, reason=reason)
 
+    def note(self, *, phase: StepPhase, level: TocLevel, scope: str, reason: str) -> None:
+        """Record a phase that found nothing new to search, so the path shows it was tried."""
+        if self.halted is not None:
+            return
+        cost = self.meter.cost(f"{scope}: {reason}")
+        if not self.meter.can_read(cost):
+            self._halt(f"token budget of {self.meter.budget} exhausted")
+            return
+        self.meter.spend(cost)
+        self.steps.append(
+            NavigationStep(
+                number=len(self.steps) + 1,
+                phase=phase,
+                level=level,
+                scope=scope,
+                parent_ids=(),
+                searched=0,
+                matched=0,
+                matches=(),
+                chosen=None,
+                reason=reason,
+            )
+        )
+
     def _search(
         self,
         nodes: Sequence[TocNode],
@@ -161,12 +185,19 @@ class Walk:
         self.seen.update(node.node_id for node in nodes)
         scored = self._score(nodes)
         reported: list[_Scored] = []
+        # One step may spend at most half of what is left for reading, so a small budget still
+        # lasts the few steps down to the segments.
+        share = (self.meter.budget - self.meter.reserve - self.meter.used - cost) // 2
         for item in scored:
             if len(reported) >= self.limits.width or item.coverage < floor:
                 break
             line = self.meter.cost(f'{item.node.node_id} {item.node.title}: "{item.text}" 0.00')
-            if not self.meter.can_read(cost + line):
+            # Matched segments are the answer itself, so they may draw on the reserve.
+            fits = self.meter.can_return if level is TocLevel.SEGMENT else self.meter.can_read
+            if not fits(cost + line):
                 self._halt(f"token budget of {self.meter.budget} exhausted")
+                break
+            if reported and cost + line - self.meter.cost(header) > share:
                 break
             cost += line
             reported.append(item)

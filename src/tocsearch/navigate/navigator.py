@@ -75,7 +75,7 @@ class Navigator:
         token_budget: int = 2000,
         estimator: TokenEstimator | None = None,
         threshold: float = 0.3,
-        width: int = 10,
+        width: int = 5,
         max_evidence: int = 10,
         scan_page: int = 500,
         max_start_nodes: int = 3,
@@ -184,10 +184,18 @@ class Navigator:
     ) -> None:
         covering = self._covering(ranges)
         labels = ", ".join(node_label(node.node_id) for node in covering)
+        where = "in " + ", ".join(span.label() for span in ranges)
+        before = len(walk.steps)
         walk.walk(covering, ranges, phase=phase, scope=f"{what}: {labels}", open_roots=True)
         if walk.full_segments() == 0:
-            where = "in " + ", ".join(span.label() for span in ranges)
             walk.scan(ranges, phase=scan, where=where)
+        if len(walk.steps) == before:
+            walk.note(
+                phase=phase,
+                level=TocLevel.SEGMENT,
+                scope=f"{what}: {labels or 'no node'}",
+                reason=f"Nothing left to search {where}: every node there was already read",
+            )
 
     def _time_only(self, walk: Walk, hints: TimeHints, now: datetime) -> str:
         """List what happened in the hinted period (or on the latest active day)."""

@@ -13,8 +13,10 @@ from datetime import datetime
 from typing import Any
 
 import attrs
+import cattrs
 
-from tocsearch.converter import from_dict, to_dict
+from tocsearch.converter import converter, to_dict
+from tocsearch.errors import InvalidArgument
 from tocsearch.ids import parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.navigate.timehints import TimeHints
@@ -143,7 +145,12 @@ class NavigationResult:
         Raises:
             InvalidArgument: the data does not describe a navigation result.
         """
-        return from_dict(data, cls)
+        try:
+            return _converter.structure(data, cls)
+        except InvalidArgument:
+            raise
+        except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as error:
+            raise InvalidArgument(f"not a valid NavigationResult: {error!r}") from error
 
     def to_markdown(self) -> str:
         """The path and the evidence as Markdown, for a person or a model to read."""
@@ -181,6 +188,18 @@ class NavigationResult:
         if any(item.grip_ids for item in self.evidence):
             lines += ["", "Expand a grip to see the full conversation behind a statement."]
         return "\n".join(lines) + "\n"
+
+
+def _structure_bool(value: Any, _: type) -> bool:
+    # The shared converter's integer hook also claims bool (a subclass of int); a flag in a
+    # document must be a true JSON boolean.
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"expected a boolean, got {value!r}")
+    return value
+
+
+_converter = converter.copy()
+_converter.register_structure_hook(bool, _structure_bool)
 
 
 def node_label(node_id: str) -> str:

@@ -1,0 +1,1 @@
+"""Tests of tocsearch.navigate: time hints, the Navigator and its results."""
