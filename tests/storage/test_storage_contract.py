@@ -1,0 +1,367 @@
+"""The storage contract: every backend behaves exactly like a dict model of the store.
+
+A hypothesis state machine puts, replaces and deletes nodes, grips and events, reopens file
+stores, runs ``check()`` after every step and compares every query with the model.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from unittest import TestCase
+
+import attrs
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from storage.storage_helpers import BACKENDS, open_store
+from strategies import events, grips, toc_nodes
+from tocsearch import ids
+from tocsearch.errors import (
+    EventNotFound,
+    GripNotFound,
+    InvalidArgument,
+    NodeNotFound,
+    StoreClosed,
+)
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
+from tocsearch.storage.protocol import Storage
+
+_T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
+offsets = st.integers(-3 * 86_400, 3 * 86_400).map(lambda seconds: timedelta(seconds=seconds))
+
+
+@st.composite
+def stored_nodes(draw: st.DrawFn) -> TocNode:
+    """Nodes whose spans often leave their calendar period, in either direction."""
+    node = draw(toc_nodes())
+    if draw(st.booleans()):
+        start = node.start_time + draw(offsets)
+        node = attrs.evolve(
+            node,
+            start_time=start,
+            end_time=start + timedelta(seconds=draw(st.integers(0, 2 * 86_400))),
+        )
+    return node
+
+
+def _node_key(node: TocNode) -> tuple[datetime, str]:
+    return node.start_time, node.node_id
+
+
+class StoreModel(RuleBasedStateMachine):
+    """Drives one backend and a plain-dict model with the same operations."""
+
+    backend = "memory"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.directory: Path | None = None
+        if self.backend != "memory":
+            self.directory = Path(tempfile.mkdtemp(prefix="tocsearch-contract-")) / "store"
+        self.store = open_store(self.backend, self.directory)
+        self.nodes: dict[str, TocNode] = {}
+        self.grips: dict[str, Grip] = {}
+        self.events: dict[str, Event] = {}
+
+    def teardown(self) -> None:
+        self.store.close()
+        if self.directory is not None:
+            shutil.rmtree(self.directory.parent, ignore_errors=True)
+
+    # -- writes ------------------------------------------------------------------------------
+    @rule(node=stored_nodes())
+    def put_node(self, node: TocNode) -> None:
+        self.store.put_node(node)
+        self.nodes[node.node_id] = node
+
+    @rule(batch=st.lists(stored_nodes(), max_size=4))
+    def put_nodes(self, batch: list[TocNode]) -> None:
+        self.store.put_nodes(batch)
+        for node in batch:
+            self.nodes[node.node_id] = node
+
+    @precondition(lambda self: self.nodes)
+    @rule(data=st.data(), shift=offsets, length=st.integers(0, 2 * 86_400))
+    def replace_node(self, data: st.DataObject, shift: timedelta, length: int) -> None:
+        """A new version of a stored node, whose span may leave its calendar period."""
+        old = self.nodes[data.draw(st.sampled_from(sorted(self.nodes)))]
+        start = old.start_time + shift
+        node = attrs.evolve(
+            old,
+            start_time=start,
+            end_time=start + timedelta(seconds=length),
+            version=old.version + 1,
+            child_node_ids=tuple(data.draw(st.lists(st.sampled_from(sorted(self.nodes))))),
+        )
+        self.store.put_node(node)
+        self.nodes[node.node_id] = node
+
+    @rule(data=st.data())
+    def delete_node(self, data: st.DataObject) -> None:
+        choices = [*sorted(self.nodes), "toc:year:1999", "toc:segment:2026-01-30:none"]
+        node_id = data.draw(st.sampled_from(choices))
+        self.store.delete_node(node_id)
+        self.nodes.pop(node_id, None)
+
+    @rule(grip=grips())
+    def put_grip(self, grip: Grip) -> None:
+        self.store.put_grip(grip)
+        self.grips[grip.grip_id] = grip
+
+    @rule(data=st.data())
+    def delete_grip(self, data: st.DataObject) -> None:
+        grip_id = data.draw(st.sampled_from([*sorted(self.grips), "grip:1:none"]))
+        self.store.delete_grip(grip_id)
+        self.grips.pop(grip_id, None)
+
+    @rule(batch=st.lists(events(), max_size=4))
+    def put_events(self, batch: list[Event]) -> None:
+        self.store.put_events(batch)
+        for event in batch:
+            self.events[event.event_id] = event
+
+    @precondition(lambda self: self.events)
+    @rule(data=st.data(), session=st.sampled_from(["s1", "s2", "Other/Session"]))
+    def move_event(self, data: st.DataObject, session: str) -> None:
+        """Putting an event again under another session moves it there."""
+        old = self.events[data.draw(st.sampled_from(sorted(self.events)))]
+        event = attrs.evolve(old, session_id=session, text=old.text + " again")
+        self.store.put_event(event)
+        self.events[event.event_id] = event
+
+    @precondition(lambda self: self.directory is not None)
+    @rule(readonly=st.booleans())
+    def reopen(self, readonly: bool) -> None:
+        """Closing and reopening a file store, as a writer or a reader, keeps everything."""
+        self.store.close()
+        self.store = open_store(self.backend, self.directory, readonly=readonly)
+        if readonly:
+            # The model's writes go through a writer; reopen as one for the next steps.
+            self.compare_everything()
+            self.store.close()
+            self.store = open_store(self.backend, self.directory)
+
+    # -- queries -----------------------------------------------------------------------------
+    def _times(self, data: st.DataObject) -> datetime | None:
+        anchors = [_T0] + [node.start_time for node in self.nodes.values()]
+        anchors += [event.timestamp for event in self.events.values()]
+        if data.draw(st.booleans()):
+            return None
+        # Often exactly at a stored time: boundaries inside one millisecond are where
+        # backends that index events by their id's millisecond must still be exact.
+        shift = data.draw(st.one_of(st.just(timedelta(0)), offsets))
+        return data.draw(st.sampled_from(anchors)) + shift
+
+    @rule(data=st.data(), level=st.sampled_from(TocLevel))
+    def nodes_by_level(self, data: st.DataObject, level: TocLevel) -> None:
+        start, end = self._times(data), self._times(data)
+        expected = sorted(
+            (
+                node
+                for node in self.nodes.values()
+                if node.level is level
+                and (end is None or node.start_time < end)
+                and (start is None or node.end_time >= start)
+            ),
+            key=_node_key,
+        )
+        assert self.store.get_nodes_by_level(level, start, end) == expected
+
+    @rule(data=st.data())
+    def child_nodes(self, data: st.DataObject) -> None:
+        parent_id = data.draw(st.sampled_from([*sorted(self.nodes), "toc:year:1999"]))
+        if parent_id not in self.nodes:
+            with pytest.raises(NodeNotFound):
+                self.store.get_child_nodes(parent_id)
+            return
+        expected = sorted(
+            (
+                self.nodes[child_id]
+                for child_id in dict.fromkeys(self.nodes[parent_id].child_node_ids)
+                if child_id in self.nodes
+            ),
+            key=_node_key,
+        )
+        assert self.store.get_child_nodes(parent_id) == expected
+
+    @rule(data=st.data())
+    def events_in_time(self, data: st.DataObject) -> None:
+        start, end = self._times(data), self._times(data)
+        expected = [
+            self.events[event_id]
+            for event_id in sorted(self.events)
+            if (start is None or self.events[event_id].timestamp >= start)
+            and (end is None or self.events[event_id].timestamp < end)
+        ]
+        assert self.store.get_events(start, end) == expected
+
+    @rule(data=st.data(), limit=st.integers(-1, 5))
+    def events_around(self, data: st.DataObject, limit: int) -> None:
+        ordered = sorted(self.events)
+        pivot = data.draw(st.sampled_from([*ordered, ids.event_id(_T0, "pivot")]))
+        other = data.draw(st.sampled_from([*ordered, ids.event_id(_T0, "zz")]))
+        first, last = sorted((pivot, other))
+        below = [event_id for event_id in ordered if event_id < pivot]
+        above = [event_id for event_id in ordered if event_id > pivot]
+        assert [e.event_id for e in self.store.get_event_range(first, last)] == [
+            event_id for event_id in ordered if first <= event_id <= last
+        ]
+        expected_before = below[-limit:] if limit > 0 else []
+        expected_after = above[:limit] if limit > 0 else []
+        assert [e.event_id for e in self.store.get_events_before(pivot, limit)] == expected_before
+        assert [e.event_id for e in self.store.get_events_after(pivot, limit)] == expected_after
+
+    @rule(session=st.sampled_from(["s1", "s2", "session-three", "Other/Session", "none"]))
+    def session_events(self, session: str) -> None:
+        expected = [
+            self.events[event_id]
+            for event_id in sorted(self.events)
+            if self.events[event_id].session_id == session
+        ]
+        assert self.store.get_session_events(session) == expected
+
+    @invariant()
+    def store_is_consistent(self) -> None:
+        self.store.check()
+        assert self.store.count_nodes() == len(self.nodes)
+        assert self.store.count_events() == len(self.events)
+
+    def compare_everything(self) -> None:
+        """Every record and listing of the store equals the model."""
+        store = self.store
+        store.check()
+        assert sorted(store.iter_node_ids()) == sorted(self.nodes)
+        assert sorted(store.iter_grip_ids()) == sorted(self.grips)
+        for node_id, node in self.nodes.items():
+            assert store.get_node(node_id) == node
+        for grip_id, grip in self.grips.items():
+            assert store.get_grip(grip_id) == grip
+        for event_id, event in self.events.items():
+            assert store.get_event(event_id) == event
+            assert store.has_event(event_id)
+        years = sorted((n for n in self.nodes.values() if n.level is TocLevel.YEAR), key=_node_key)
+        assert store.get_toc_root() == years
+        assert store.get_events() == [self.events[event_id] for event_id in sorted(self.events)]
+
+    @rule()
+    def everything_matches(self) -> None:
+        self.compare_everything()
+
+
+def _machine_test(backend: str) -> type[TestCase]:
+    machine: type[StoreModel] = type(f"StoreModel_{backend}", (StoreModel,), {"backend": backend})
+    case: type[TestCase] = machine.TestCase
+    case.settings = settings(stateful_step_count=20)  # type: ignore[attr-defined]
+    return case
+
+
+TestMemoryContract = _machine_test("memory")
+TestJsonDirContract = _machine_test("jsondir")
+TestShelveContract = _machine_test("shelve")
+
+
+# -- example-based parts of the contract, over every backend ------------------------------
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
+    """An empty store of each backend."""
+    opened = open_store(request.param, tmp_path / "store")
+    yield opened
+    opened.close()
+
+
+def _node(node_id: str, level: TocLevel, start: datetime, hours: float = 1.0) -> TocNode:
+    return TocNode(
+        node_id=node_id,
+        level=level,
+        title=f"title of {node_id}",
+        start_time=start,
+        end_time=start + timedelta(hours=hours),
+    )
+
+
+def _event(when: datetime, suffix: str, session: str = "s1") -> Event:
+    return Event(
+        event_id=ids.event_id(when, suffix),
+        session_id=session,
+        timestamp=when,
+        role=EventRole.USER,
+        event_type=EventType.USER_MESSAGE,
+        text=f"text {suffix}",
+    )
+
+
+def test_every_backend_implements_the_protocol(store: Storage) -> None:
+    """Each backend is a Storage."""
+    assert isinstance(store, Storage)
+
+
+def test_missing_records_raise_not_found_and_find_returns_none(store: Storage) -> None:
+    """get_* of an unknown id raises the matching NotFound; find_* returns None."""
+    with pytest.raises(NodeNotFound, match="toc:day:2026-01-30"):
+        store.get_node("toc:day:2026-01-30")
+    with pytest.raises(GripNotFound):
+        store.get_grip("grip:1:x")
+    with pytest.raises(EventNotFound):
+        store.get_event(ids.event_id(_T0, "x"))
+    assert store.find_node("toc:day:2026-01-30") is None
+    assert store.find_grip("grip:1:x") is None
+    assert store.find_event(ids.event_id(_T0, "x")) is None
+    assert not store.has_event(ids.event_id(_T0, "x"))
+
+
+def test_empty_ids_are_invalid_arguments(store: Storage) -> None:
+    """An empty id is a caller error, not a missing record."""
+    for call in (store.get_node, store.get_grip, store.get_event):
+        with pytest.raises(InvalidArgument):
+            call("")
+
+
+def test_a_segment_past_midnight_is_found_on_the_next_day(store: Storage) -> None:
+    """A node whose span leaves its calendar period is found by a query on the part outside."""
+    late = _node("toc:segment:2026-01-30:late", TocLevel.SEGMENT, _T0.replace(hour=23), hours=3)
+    store.put_node(late)
+    next_morning = datetime(2026, 1, 31, 1, 0, tzinfo=timezone.utc)
+    assert store.get_nodes_by_level(TocLevel.SEGMENT, next_morning) == [late]
+    inside = attrs.evolve(late, end_time=late.start_time + timedelta(minutes=30))
+    store.put_node(inside)
+    assert store.get_nodes_by_level(TocLevel.SEGMENT, next_morning) == []
+    store.check()
+
+
+def test_events_in_one_millisecond_are_split_by_their_exact_timestamps(store: Storage) -> None:
+    """A range boundary inside a millisecond separates events by microseconds."""
+    first = _event(_T0.replace(microsecond=100), "a")
+    second = _event(_T0.replace(microsecond=700), "b")
+    store.put_events([first, second])
+    assert store.get_events(_T0.replace(microsecond=500)) == [second]
+    assert store.get_events(None, _T0.replace(microsecond=500)) == [first]
+
+
+def test_closed_store_refuses_every_call(store: Storage) -> None:
+    """After close(), calls raise StoreClosed; closing again is fine."""
+    store.close()
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.get_toc_root()
+    with pytest.raises(StoreClosed):
+        store.put_node(_node("toc:year:2026", TocLevel.YEAR, _T0))
+    with pytest.raises(StoreClosed):
+        store.count_events()
+    with pytest.raises(StoreClosed), store:
+        pass
+
+
+def test_context_manager_closes_the_store(store: Storage) -> None:
+    """Leaving a with block closes the store."""
+    with store as same:
+        assert same is store
+        same.put_node(_node("toc:year:2026", TocLevel.YEAR, _T0))
+    with pytest.raises(StoreClosed):
+        store.count_nodes()

@@ -1,0 +1,363 @@
+"""Behaviour only file-backed stores have: reopening, locking, read-only use, safe file names,
+corrupted files and leftovers of interrupted writes."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from storage.storage_helpers import FILE_BACKENDS, open_file_store
+from tocsearch import ids
+from tocsearch.errors import (
+    InvalidArgument,
+    NotFound,
+    StorageError,
+    StoreCorrupted,
+    StoreLocked,
+)
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
+from tocsearch.storage._files import decode_name, encode_name, is_hashed_name
+from tocsearch.storage.jsondir import JsonDirStorage
+from tocsearch.storage.shelf import ShelveStorage
+
+_T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
+
+
+def _node(node_id: str, level: TocLevel, start: datetime = _T0, hours: float = 1) -> TocNode:
+    return TocNode(
+        node_id=node_id,
+        level=level,
+        title=f"title of {node_id}",
+        start_time=start,
+        end_time=start + timedelta(hours=hours),
+    )
+
+
+def _event(when: datetime, suffix: str, session: str = "s1") -> Event:
+    return Event(
+        event_id=ids.event_id(when, suffix),
+        session_id=session,
+        timestamp=when,
+        role=EventRole.USER,
+        event_type=EventType.USER_MESSAGE,
+        text=f"text {suffix}",
+    )
+
+
+def _grip(suffix: str) -> Grip:
+    return Grip(
+        grip_id=ids.grip_id(_T0, suffix),
+        excerpt="excerpt",
+        event_id_start=ids.event_id(_T0, "a"),
+        event_id_end=ids.event_id(_T0, "b"),
+        timestamp=_T0,
+        source="s1",
+    )
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*"))
+
+
+@pytest.fixture(params=FILE_BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The name of each file backend."""
+    return str(request.param)
+
+
+# -- reopening -------------------------------------------------------------------------------
+def test_reopened_store_holds_every_record(backend: str, tmp_path: Path) -> None:
+    """Records, replacements and deletions survive close and reopen."""
+    path = tmp_path / "store"
+    with open_file_store(backend, path) as store:
+        store.put_nodes(
+            [_node("toc:year:2026", TocLevel.YEAR), _node("toc:day:2026-01-30", TocLevel.DAY)]
+        )
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY, hours=20))
+        store.delete_node("toc:year:2026")
+        store.put_grips([_grip("a"), _grip("b")])
+        store.delete_grip(ids.grip_id(_T0, "b"))
+        store.put_events([_event(_T0, "e1"), _event(_T0 + timedelta(seconds=1), "e2", "s2")])
+    with open_file_store(backend, path) as store:
+        store.check()
+        assert store.get_toc_root() == []
+        assert store.get_node("toc:day:2026-01-30").end_time == _T0 + timedelta(hours=20)
+        assert list(store.iter_grip_ids()) == [ids.grip_id(_T0, "a")]
+        assert [event.text for event in store.get_session_events("s2")] == ["text e2"]
+
+
+def test_events_listed_after_reopen_are_split_by_exact_timestamps(
+    backend: str, tmp_path: Path
+) -> None:
+    """After reopening, a range boundary inside one millisecond still splits events exactly."""
+    first = _event(_T0.replace(microsecond=100), "a")
+    second = _event(_T0.replace(microsecond=700), "b")
+    with open_file_store(backend, tmp_path / "store") as store:
+        store.put_events([first, second])
+    with open_file_store(backend, tmp_path / "store") as store:
+        assert store.get_events(_T0.replace(microsecond=700)) == [second]
+        assert store.get_events(None, _T0.replace(microsecond=700)) == [first]
+
+
+# -- locking and readers ---------------------------------------------------------------------
+def test_second_writer_in_the_same_process_is_refused(backend: str, tmp_path: Path) -> None:
+    """A second writer object on the same directory gets StoreLocked naming the path."""
+    path = tmp_path / "store"
+    with open_file_store(backend, path), pytest.raises(StoreLocked, match=re.escape(str(path))):
+        open_file_store(backend, path)
+    with open_file_store(backend, path):
+        pass  # the lock is released on close
+
+
+def test_second_writer_in_another_process_is_refused(backend: str, tmp_path: Path) -> None:
+    """A writer in another process gets StoreLocked while this one holds the store."""
+    path = tmp_path / "store"
+    script = (
+        "import sys\n"
+        "from storage.storage_helpers import open_file_store\n"
+        "from tocsearch.errors import StoreLocked\n"
+        "try:\n"
+        f"    open_file_store({backend!r}, __import__('pathlib').Path({str(path)!r}))\n"
+        "except StoreLocked as error:\n"
+        "    print('locked:', error)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    with open_file_store(backend, path):
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+        )
+    assert done.stdout.startswith("locked:")
+    assert str(path) in done.stdout
+
+
+def test_reader_sees_durable_records_and_refuses_writes(backend: str, tmp_path: Path) -> None:
+    """A read-only store opens beside a writer, refuses writes, and refresh() catches up."""
+    path = tmp_path / "store"
+    with open_file_store(backend, path) as writer:
+        writer.put_node(_node("toc:year:2026", TocLevel.YEAR))
+        with open_file_store(backend, path, readonly=True) as reader:
+            assert [node.node_id for node in reader.get_toc_root()] == ["toc:year:2026"]
+            with pytest.raises(StorageError, match="read-only"):
+                reader.put_node(_node("toc:year:2025", TocLevel.YEAR))
+            with pytest.raises(StorageError, match="read-only"):
+                reader.delete_node("toc:year:2026")
+            writer.put_node(_node("toc:year:2025", TocLevel.YEAR, _T0 - timedelta(days=400)))
+            reader.refresh()
+            assert reader.count_nodes() == 2
+            reader.check()
+
+
+def test_reader_of_a_missing_store_gets_a_clear_error(backend: str, tmp_path: Path) -> None:
+    """Opening a store that does not exist read-only names the path."""
+    with pytest.raises(StorageError, match="no tocsearch store"):
+        open_file_store(backend, tmp_path / "nothing", readonly=True)
+
+
+def test_a_foreign_directory_is_not_written_into(backend: str, tmp_path: Path) -> None:
+    """A non-empty directory that is not a store is refused and left untouched."""
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(StorageError, match="not empty"):
+        open_file_store(backend, tmp_path)
+    assert _tree(tmp_path) == ["notes.txt"]
+
+
+def test_one_backend_refuses_the_other_backends_store(tmp_path: Path) -> None:
+    """A JSON directory store is not opened as a shelve store, nor the reverse."""
+    JsonDirStorage(tmp_path / "json").close()
+    ShelveStorage(tmp_path / "shelf").close()
+    with pytest.raises(StorageError, match=re.escape("tocsearch.jsondir")):
+        ShelveStorage(tmp_path / "json")
+    with pytest.raises(StorageError, match=re.escape("tocsearch.shelve")):
+        JsonDirStorage(tmp_path / "shelf", readonly=True)
+
+
+# -- ids as file names -----------------------------------------------------------------------
+@given(st.text(min_size=1, max_size=300))
+def test_encoded_names_are_safe_lower_case_and_reversible(value: str) -> None:
+    """Any id becomes one safe, lower-case file name that decodes back to it (or is hashed)."""
+    stem = encode_name(value)
+    assert "/" not in stem
+    assert "\0" not in stem
+    assert not stem.startswith(".")
+    assert stem == stem.lower()
+    assert len(stem) <= 200
+    if is_hashed_name(stem):
+        assert len(value) > 60
+    else:
+        assert decode_name(stem) == value
+
+
+@given(st.text(min_size=1, max_size=50), st.text(min_size=1, max_size=50))
+def test_distinct_ids_get_distinct_names(first: str, second: str) -> None:
+    """Two different ids, case variants included, never share a file name."""
+    if first != second:
+        assert encode_name(first) != encode_name(second)
+        assert encode_name(first).lower() != encode_name(second).lower()
+
+
+def test_long_and_hostile_ids_stay_inside_the_store() -> None:
+    """Traversal, NUL, dots and 2,000-character ids map to plain names in one folder."""
+    for value in ("../../etc/passwd", "a\0b", ".", "..", "x" * 2000, "Ünïcode/ß", "ABC", "abc"):
+        stem = encode_name(value)
+        assert os.path.basename(stem) == stem
+        assert stem not in (".", "..")
+    assert encode_name("ABC") != encode_name("abc")
+
+
+def test_a_long_segment_id_round_trips_through_a_hashed_name(backend: str, tmp_path: Path) -> None:
+    """A valid id too long for a readable file name is stored, listed and read back."""
+    node = _node(ids.segment_id(_T0.date(), "A" * 200), TocLevel.SEGMENT)
+    with open_file_store(backend, tmp_path / "store") as store:
+        store.put_node(node)
+    with open_file_store(backend, tmp_path / "store") as store:
+        assert store.get_nodes_by_level(TocLevel.SEGMENT) == [node]
+        assert list(store.iter_node_ids()) == [node.node_id]
+        store.check()
+
+
+@pytest.mark.parametrize("kind", FILE_BACKENDS)
+@given(value=st.text(max_size=60) | st.sampled_from(["../../etc/passwd", "..", ".", "a\0b"]))
+def test_lookups_of_arbitrary_ids_never_touch_other_paths(kind: str, value: str) -> None:
+    """get/find/delete of any string raise only NotFound or InvalidArgument and create nothing."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "store"
+        with open_file_store(kind, path) as store:
+            store.put_node(_node("toc:year:2026", TocLevel.YEAR))
+            before = _tree(Path(scratch))
+            for call in (store.get_node, store.get_grip, store.get_event, store.get_child_nodes):
+                with pytest.raises((NotFound, InvalidArgument)):
+                    call(value)
+            assert store.find_node(value) is None
+            assert store.find_grip(value) is None
+            assert store.find_event(value) is None
+            assert not store.has_event(value)
+            assert store.get_session_events(value) == []
+            store.delete_grip(value)
+            store.delete_node(value)
+            assert _tree(Path(scratch)) == before
+
+
+# -- damaged files and interrupted writes ------------------------------------------------------
+def test_jsondir_junk_record_opens_but_reads_and_check_name_the_file(tmp_path: Path) -> None:
+    """A record file full of junk does not stop opening; reading it and check() name it."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+        store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY, _T0 + timedelta(days=1)))
+    broken = path / "nodes" / "day" / "toc+day+2026-01-30.json"
+    broken.write_bytes(b'{"node_id": "toc:day:2026-01-30", "lev')
+    with JsonDirStorage(path) as store:
+        assert store.get_node("toc:day:2026-01-31").title.startswith("title")
+        with pytest.raises(StoreCorrupted, match=re.escape(str(broken))):
+            store.get_node("toc:day:2026-01-30")
+        with pytest.raises(StoreCorrupted, match=re.escape(str(broken))):
+            store.check()
+
+
+def test_jsondir_record_under_the_wrong_name_fails_check(tmp_path: Path) -> None:
+    """A file whose record has another id than its name encodes is reported."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+    folder = path / "nodes" / "day"
+    (folder / "toc+day+2026-01-31.json").write_bytes(
+        (folder / "toc+day+2026-01-30.json").read_bytes()
+    )
+    with JsonDirStorage(path) as store, pytest.raises(StoreCorrupted, match="2026-01-31"):
+        store.check()
+
+
+def test_shelve_junk_record_opens_but_reads_and_check_name_the_file(tmp_path: Path) -> None:
+    """Junk written over a record in records.dat is reported by reads and check()."""
+    path = tmp_path / "store"
+    with ShelveStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+        store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY, _T0 + timedelta(days=1)))
+    with open(path / "records.dat", "r+b") as stream:
+        stream.write(b"\x80\x04junk junk junk")
+    with ShelveStorage(path) as store:
+        assert store.get_node("toc:day:2026-01-31").title.startswith("title")
+        with pytest.raises(StoreCorrupted, match=re.escape("records.dat")):
+            store.get_node("toc:day:2026-01-30")
+        with pytest.raises(StoreCorrupted, match="toc:day:2026-01-30"):
+            store.check()
+
+
+def test_shelve_damaged_journal_line_is_reported_on_open(tmp_path: Path) -> None:
+    """A damaged journal line followed by whole ones makes opening raise StoreCorrupted."""
+    path = tmp_path / "store"
+    with ShelveStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+        store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY))
+    journal = path / "journal.log"
+    journal.write_bytes(b"0000" + journal.read_bytes()[4:])
+    with pytest.raises(StoreCorrupted, match=re.escape("journal.log: line 1")):
+        ShelveStorage(path)
+
+
+def test_torn_journal_tail_is_dropped_and_truncated(tmp_path: Path) -> None:
+    """A half-written last journal line is ignored by readers and cut off by the next writer."""
+    path = tmp_path / "store"
+    with ShelveStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+    journal = path / "journal.log"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'0badc0de [["n","toc:day:2026-01-3')
+    with ShelveStorage(path, readonly=True) as reader:
+        assert reader.count_nodes() == 1
+    with ShelveStorage(path) as store:
+        store.check()
+    assert journal.read_bytes() == whole
+
+
+def test_leftover_temp_files_are_ignored_and_cleaned_by_the_next_writer(
+    backend: str, tmp_path: Path
+) -> None:
+    """Temporary files of an interrupted write are invisible to readers and removed by a writer."""
+    path = tmp_path / "store"
+    with open_file_store(backend, path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+    folder = path / "nodes" / "day" if backend == "jsondir" else path
+    leftover = folder / ".toc+day+2026-01-31.json.0a1b2c3d.tmp"
+    leftover.write_bytes(b'{"half')
+    with open_file_store(backend, path, readonly=True) as reader:
+        assert list(reader.iter_node_ids()) == ["toc:day:2026-01-30"]
+        reader.check()
+    assert leftover.exists()
+    with open_file_store(backend, path) as store:
+        store.check()
+    assert not leftover.exists()
+
+
+def test_jsondir_opening_reads_no_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a JSON directory store and listing the years reads only the year files."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node("toc:year:2026", TocLevel.YEAR))
+        store.put_nodes(
+            _node(ids.segment_id(_T0.date(), f"s{number}"), TocLevel.SEGMENT) for number in range(5)
+        )
+    import tocsearch.storage.jsondir as jsondir
+
+    read: list[Path] = []
+    real = jsondir.read_bytes  # type: ignore[attr-defined]
+
+    def counting(target: Path) -> bytes | None:
+        read.append(target)
+        return real(target)
+
+    monkeypatch.setattr(jsondir, "read_bytes", counting)
+    with JsonDirStorage(path, readonly=True) as store:
+        assert [node.node_id for node in store.get_toc_root()] == ["toc:year:2026"]
+    assert all("segment" not in str(target) for target in read)
