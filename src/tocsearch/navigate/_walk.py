@@ -441,7 +441,8 @@ class Walk:
     def _dead_end_reason(self) -> str:
         last = self.steps[-1] if self.steps else None
         if last is not None and last.level is TocLevel.SEGMENT and last.matches:
-            return f"Collected evidence from {len(last.matches)} matching segments"
+            count = len(last.matches)
+            return f"Collected evidence from {count} matching segment{'s' if count != 1 else ''}"
         if last is not None and not last.matches:
             return (
                 f"No node matched; no branch is left with a score of at least "
