@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from navigate.navtree import Seg, build_store, topic_rollup, utc  # noqa: E402
-from tocsearch.navigate import Navigator  # noqa: E402
+from navigate.navtree import Seg, build_store, topic_rollup, utc
+from tocsearch.navigate import Navigator
 
 TOPICS = ["review", "refactor", "deploy", "cache", "schema", "retry", "login", "docs", "bug"]
 
