@@ -82,7 +82,7 @@ class SearchChildrenRequest:
 
     query: str
     parent_id: str = ""
-    child_level: TocLevel = attrs.field(default=TocLevel.YEAR, converter=TocLevel)
+    child_level: TocLevel = attrs.field(default=TocLevel.YEAR, converter=TocLevel.parse)
     fields: tuple[SearchField, ...] = attrs.field(default=(), converter=_fields)
     limit: int = DEFAULT_LIMIT
     token_budget: int | None = None
