@@ -1,0 +1,362 @@
+"""TocBuilder: raw events in, a consistent Year > Month > Week > Day > Segment tree out.
+
+``ingest`` stores the new events, then rebuilds the days they fall on (plus the next day that
+has events, whose first segment carries overlap from them), then rolls the changes up to the
+years. The tree is a function of the stored events alone: segment ids come from their first
+event, summaries are deterministic, and parents are made from their children only. Ingesting
+the same events in any order, in any batching, or twice gives the same nodes and grips (only
+``version``, which counts changes, records the history).
+
+Writes go in this order: events, grips, segments, days, weeks, months, years, and only then
+the removal of segments and grips that no longer exist. A crash at any point leaves the events
+durable; ingesting any event of an affected day again (even one already stored) rebuilds that
+day and its ancestors, which repairs the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timedelta, timezone
+
+import attrs
+
+from tocsearch.build.config import BuildConfig
+from tocsearch.build.extractive import ExtractiveSummarizer
+from tocsearch.build.grips import segment_bullets
+from tocsearch.build.rollup import child_summary, parent_node, segment_node, with_version
+from tocsearch.build.segmenter import (
+    SegmentPlan,
+    counted_text,
+    overlap_tail,
+    plan_segments,
+    split_events,
+)
+from tocsearch.build.summarizer import Summarizer
+from tocsearch.errors import InvalidArgument
+from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage.protocol import Storage
+from tocsearch.text import TokenEstimator, estimate_tokens
+
+__all__ = ["IngestReport", "TocBuilder"]
+
+_DAY = timedelta(days=1)
+
+
+@attrs.frozen
+class IngestReport:
+    """What one ``ingest`` (or ``rebuild``) call changed.
+
+    Attributes:
+        events_added: events stored for the first time.
+        duplicates_skipped: events already stored (or repeated in the batch), not stored again.
+        segments_created: segment nodes that did not exist before.
+        segments_changed: existing segment nodes whose content changed.
+        segments_removed: segment nodes deleted because re-segmentation dropped them.
+        nodes_updated: nodes of any level written because they were new or changed.
+        grips_written: grips written because they were new or changed.
+        grips_removed: grips deleted with the bullets that held them.
+        days_rebuilt: days whose segmentation was recomputed.
+    """
+
+    events_added: int = 0
+    duplicates_skipped: int = 0
+    segments_created: int = 0
+    segments_changed: int = 0
+    segments_removed: int = 0
+    nodes_updated: int = 0
+    grips_written: int = 0
+    grips_removed: int = 0
+    days_rebuilt: int = 0
+
+
+@attrs.define
+class _Run:
+    """The state of one build: what to write and delete, and the counts for the report."""
+
+    force: bool
+    segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
+    last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
+    grips: dict[str, Grip] = attrs.field(factory=dict)
+    segment_writes: list[TocNode] = attrs.field(factory=list)
+    dropped_nodes: list[str] = attrs.field(factory=list)
+    dropped_grips: dict[str, None] = attrs.field(factory=dict)
+    segments_created: int = 0
+    segments_changed: int = 0
+    nodes_updated: int = 0
+
+
+def _midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+
+
+class TocBuilder:
+    """Builds and maintains the TOC tree in a store from raw events.
+
+    Args:
+        storage: where events, grips and nodes are kept.
+        summarizer: makes titles, bullets and keywords; :class:`ExtractiveSummarizer` by default.
+        config: segmentation settings; :class:`BuildConfig` defaults by default.
+        estimator: token counter for segmentation; :func:`tocsearch.text.estimate_tokens`.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        summarizer: Summarizer | None = None,
+        config: BuildConfig | None = None,
+        estimator: TokenEstimator | None = None,
+    ) -> None:
+        if not isinstance(storage, Storage):
+            raise InvalidArgument(f"storage must implement Storage, got {type(storage).__name__}")
+        if summarizer is not None and not isinstance(summarizer, Summarizer):
+            raise InvalidArgument(
+                f"summarizer must implement Summarizer, got {type(summarizer).__name__}"
+            )
+        if config is not None and not isinstance(config, BuildConfig):
+            raise InvalidArgument(f"config must be a BuildConfig, got {type(config).__name__}")
+        if estimator is not None and not callable(estimator):
+            raise InvalidArgument(f"estimator must be callable, got {estimator!r}")
+        self.storage = storage
+        self.summarizer: Summarizer = (
+            summarizer if summarizer is not None else ExtractiveSummarizer()
+        )
+        self.config = config if config is not None else BuildConfig()
+        self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
+
+    # -- public ----------------------------------------------------------------------------
+    def ingest(self, events: Iterable[Event]) -> IngestReport:
+        """Store new events and bring every affected node, up to the year, up to date.
+
+        An event already stored (or repeated in the batch) is skipped, but its day is still
+        checked and rebuilt where the tree disagrees with the events, which is how an
+        interrupted build is repaired. When this returns, the tree is consistent.
+
+        Runtime: linear in the events of the affected days; other days are not read.
+
+        Raises:
+            InvalidArgument: an item is not an Event, or an event id is already stored (or
+                repeated in the batch) with different content. Nothing is written then.
+        """
+        fresh, duplicates, days = self._sort_out(events)
+        self.storage.put_events(fresh)
+        report = self._build(days, force=False)
+        return attrs.evolve(report, events_added=len(fresh), duplicates_skipped=duplicates)
+
+    def rebuild(self, start: datetime | None = None, end: datetime | None = None) -> IngestReport:
+        """Re-segment and re-summarize every day with events in ``[start, end)`` (all days by
+        default), for instance after changing the summarizer or the config."""
+        days = {event.timestamp.date() for event in self.storage.get_events(start, end)}
+        return self._build(days, force=True)
+
+    # -- input -----------------------------------------------------------------------------
+    def _sort_out(self, events: Iterable[Event]) -> tuple[list[Event], int, set[date]]:
+        """The events not yet stored (in id order), how many were duplicates, and the days
+        touched by all of them."""
+        if isinstance(events, Event):
+            raise InvalidArgument("ingest expects an iterable of events, got a single Event")
+        seen: dict[str, Event] = {}
+        duplicates = 0
+        days: set[date] = set()
+        has_event = self.storage.has_event
+        for event in events:
+            if not isinstance(event, Event):
+                raise InvalidArgument(
+                    f"ingest expects Event records, got {type(event).__name__}: {event!r:.120}"
+                )
+            known = seen.get(event.event_id)
+            if known is None and has_event(event.event_id):
+                known = self.storage.get_event(event.event_id)
+            if known is not None:
+                if known != event:
+                    raise InvalidArgument(
+                        f"event {event.event_id!r} is already stored with different content; "
+                        "events are immutable"
+                    )
+                duplicates += 1
+            else:
+                seen[event.event_id] = event
+            days.add(event.timestamp.date())
+        fresh = [seen[key] for key in sorted(seen)]
+        return fresh, duplicates, days
+
+    # -- the build -------------------------------------------------------------------------
+    def _build(self, days: set[date], *, force: bool) -> IngestReport:
+        run = _Run(force=force)
+        work = sorted(days | self._next_days(days))
+        for day in work:
+            self._build_day(day, run)
+        grips_written = self._write_grips(run)
+        self.storage.put_nodes(run.segment_writes)
+        run.nodes_updated += len(run.segment_writes)
+        self._roll_up(run)
+        referenced = {
+            grip
+            for nodes in run.segments_by_day.values()
+            for node in nodes
+            for bullet in node.bullets
+            for grip in bullet.grip_ids
+        }
+        for node_id in run.dropped_nodes:
+            self.storage.delete_node(node_id)
+        removed = [grip for grip in run.dropped_grips if grip not in referenced]
+        for grip in removed:
+            self.storage.delete_grip(grip)
+        return IngestReport(
+            segments_created=run.segments_created,
+            segments_changed=run.segments_changed,
+            segments_removed=len(run.dropped_nodes),
+            nodes_updated=run.nodes_updated,
+            grips_written=grips_written,
+            grips_removed=len(removed),
+            days_rebuilt=len(work),
+        )
+
+    def _next_days(self, days: set[date]) -> set[date]:
+        """For each day, the next later day that has events: its first segment's overlap comes
+        from the day before it."""
+        found: set[date] = set()
+        for day in days:
+            floor = f"evt:{to_epoch_ms(_midnight(day) + _DAY):013d}:"
+            after = self.storage.get_events_after(floor, 1)
+            if after:
+                found.add(after[0].timestamp.date())
+        return found
+
+    def _build_day(self, day: date, run: _Run) -> None:
+        start = _midnight(day)
+        events = self.storage.get_events(start, start + _DAY)
+        prefix = f"toc:segment:{day.isoformat()}:"
+        stored = {
+            node.node_id: node
+            for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, start + _DAY)
+            if node.node_id.startswith(prefix)
+        }
+        nodes: list[TocNode] = []
+        if events:
+            tail = self._tail_before(events[0], run)
+            plans = plan_segments(events, self.config, self.estimator, tail)
+            for plan in plans:
+                nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
+            run.last_segment[day] = plans[-1].events
+        for dropped in stored.values():
+            run.dropped_nodes.append(dropped.node_id)
+            self._drop_grips(dropped, run)
+        run.segments_by_day[day] = nodes
+
+    def _build_segment(self, plan: SegmentPlan, old: TocNode | None, run: _Run) -> TocNode:
+        if old is not None and not run.force and old.event_ids == plan.event_ids:
+            # The same events give the same summary: only the overlap can differ.
+            node = with_version(attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids), old)
+        else:
+            summary = self.summarizer.summarize_events(self._as_summarized(plan.events))
+            bullets, grips = segment_bullets(plan, summary, self.config.grip_excerpt_chars)
+            for grip in grips:
+                run.grips[grip.grip_id] = grip
+            node = with_version(segment_node(plan, summary, bullets), old)
+            if old is not None:
+                self._drop_grips(old, run)
+        if node is not old:
+            run.segment_writes.append(node)
+            if old is None:
+                run.segments_created += 1
+            else:
+                run.segments_changed += 1
+        return node
+
+    def _as_summarized(self, events: Sequence[Event]) -> list[Event]:
+        """The events as the summarizer sees them: tool results cut like for counting."""
+        shown: list[Event] = []
+        for event in events:
+            text = counted_text(event, self.config)
+            shown.append(event if text is event.text else attrs.evolve(event, text=text))
+        return shown
+
+    @staticmethod
+    def _drop_grips(node: TocNode, run: _Run) -> None:
+        for bullet in node.bullets:
+            run.dropped_grips.update(dict.fromkeys(bullet.grip_ids))
+
+    def _tail_before(self, first: Event, run: _Run) -> tuple[str, ...]:
+        """The overlap for a day's first segment: the tail of the last segment before it."""
+        before = self.storage.get_events_before(first.event_id, 1)
+        if not before:
+            return ()
+        previous = before[0]
+        day = previous.timestamp.date()
+        segment = run.last_segment.get(day)
+        if segment is None:
+            segment = self._stored_last_segment(day, previous)
+        if segment is None:
+            start = _midnight(day)
+            events = self.storage.get_events(start, start + _DAY)
+            segment = tuple(split_events(events, self.config, self.estimator)[-1])
+        return overlap_tail(segment, self.config, self.estimator)
+
+    def _stored_last_segment(self, day: date, last: Event) -> tuple[Event, ...] | None:
+        """The events of a day's stored last segment, if the stored tree agrees with the events
+        (the segment ends at the day's last event and owns exactly the events of its range)."""
+        day_node = self.storage.find_node(day_id(day))
+        if day_node is None or not day_node.child_node_ids:
+            return None
+        segment = self.storage.find_node(day_node.child_node_ids[-1])
+        if segment is None or not segment.event_ids or segment.event_ids[-1] != last.event_id:
+            return None
+        events = self.storage.get_event_range(segment.event_ids[0], segment.event_ids[-1])
+        if tuple(event.event_id for event in events) != segment.event_ids:
+            return None
+        return tuple(events)
+
+    # -- writing ---------------------------------------------------------------------------
+    def _write_grips(self, run: _Run) -> int:
+        changed = [
+            grip for grip in run.grips.values() if self.storage.find_grip(grip.grip_id) != grip
+        ]
+        self.storage.put_grips(changed)
+        return len(changed)
+
+    def _roll_up(self, run: _Run) -> None:
+        """Days from their segments, then weeks, months and years from their stored children."""
+        days: list[TocNode] = []
+        for day, segments in sorted(run.segments_by_day.items()):
+            if not segments:
+                continue
+            children = sorted(segments, key=lambda node: (node.start_time, node.node_id))
+            days.append(self._parent(day_id(day), TocLevel.DAY, children))
+        self._write_level(days, run)
+        changed = {parent_id(node.node_id) for node in days}
+        for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
+            parents: list[TocNode] = []
+            for node_id in sorted(identifier for identifier in changed if identifier is not None):
+                children = self._stored_children(node_id, level)
+                if children:
+                    parents.append(self._parent(node_id, level, children))
+            self._write_level(parents, run)
+            changed = {parent_id(node.node_id) for node in parents}
+
+    def _stored_children(self, node_id: str, level: TocLevel) -> list[TocNode]:
+        """The stored nodes one level below ``node_id`` that belong to it, by start time."""
+        key = parse_node_id(node_id)
+        child_level = level.child()
+        assert child_level is not None
+        return [
+            node
+            for node in self.storage.get_nodes_by_level(child_level, key.start, key.end)
+            if parent_id(node.node_id) == node_id
+        ]
+
+    def _parent(self, node_id: str, level: TocLevel, children: list[TocNode]) -> TocNode:
+        summary = self.summarizer.summarize_children([child_summary(node) for node in children])
+        return parent_node(node_id, level, children, summary)
+
+    def _write_level(self, nodes: list[TocNode], run: _Run) -> None:
+        writes: list[TocNode] = []
+        for node in nodes:
+            old = self.storage.find_node(node.node_id)
+            versioned = with_version(node, old)
+            if versioned is not old:
+                writes.append(versioned)
+        self.storage.put_nodes(writes)
+        run.nodes_updated += len(writes)

@@ -1,0 +1,159 @@
+"""Cutting the global event stream into segments.
+
+Events are taken in event-id order, which is time order across every session: interleaved
+sessions share segments, and each segment's grips name the session of their own events. A new
+segment starts
+
+* after a silence longer than ``segment_gap``,
+* before the event that would take the segment past ``max_segment_tokens``, and
+* at midnight UTC, so that every segment lies inside one day.
+
+Every break resets the state, so the segments of a day depend on that day's events only: a
+late event re-segments its own day and nothing else. The tail of the previous segment (the
+events within ``overlap_window`` of its last event, at most ``overlap_max_tokens``) is carried
+as overlap context; across midnight that tail comes from the previous day's last segment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import date
+
+import attrs
+
+from tocsearch.build.config import BuildConfig
+from tocsearch.ids import segment_id
+from tocsearch.models import Event, EventRole, EventType
+from tocsearch.text import TokenEstimator
+
+__all__ = [
+    "SegmentPlan",
+    "counted_text",
+    "event_tokens",
+    "overlap_tail",
+    "plan_segments",
+    "segment_node_id",
+    "split_events",
+]
+
+
+@attrs.frozen
+class SegmentPlan:
+    """One segment to build: its id, the events it owns and the overlap it carries."""
+
+    node_id: str
+    day: date
+    events: tuple[Event, ...]
+    overlap_event_ids: tuple[str, ...] = ()
+
+    @property
+    def event_ids(self) -> tuple[str, ...]:
+        """The owned event ids, in order."""
+        return tuple(event.event_id for event in self.events)
+
+
+def is_tool_result(event: Event) -> bool:
+    """Whether an event is a tool's output (by role or by type)."""
+    return event.role is EventRole.TOOL or event.event_type is EventType.TOOL_RESULT
+
+
+def counted_text(event: Event, config: BuildConfig) -> str:
+    """The text of an event as segmentation counts it: tool results are cut."""
+    if is_tool_result(event) and len(event.text) > config.tool_result_cut:
+        return event.text[: config.tool_result_cut]
+    return event.text
+
+
+def event_tokens(event: Event, config: BuildConfig, estimator: TokenEstimator) -> int:
+    """The token cost of one event under ``config``."""
+    return estimator(counted_text(event, config))
+
+
+def segment_node_id(first: Event) -> str:
+    """The id of the segment whose first owned event is ``first``:
+    ``toc:segment:<day>:<HHMMSS>-<10 hex digits of the event id's BLAKE2b hash>``.
+
+    Segment ids are a function of that one event, so the same events give the same ids
+    whatever order they arrived in.
+    """
+    when = first.timestamp
+    digest = hashlib.blake2b(first.event_id.encode("utf-8"), digest_size=5).hexdigest()
+    return segment_id(when.date(), f"{when:%H%M%S}-{digest}")
+
+
+def split_events(
+    events: Sequence[Event], config: BuildConfig, estimator: TokenEstimator
+) -> list[list[Event]]:
+    """The events (in id order) cut into segments by gap, token limit and midnight UTC.
+
+    Runtime complexity: O(n) estimator calls.
+    """
+    segments: list[list[Event]] = []
+    current: list[Event] = []
+    tokens = 0
+    gap = config.segment_gap
+    limit = config.max_segment_tokens
+    previous: Event | None = None
+    for event in events:
+        cost = event_tokens(event, config, estimator)
+        if previous is not None and (
+            event.timestamp - previous.timestamp > gap
+            or tokens + cost > limit
+            or event.timestamp.date() != previous.timestamp.date()
+        ):
+            segments.append(current)
+            current = []
+            tokens = 0
+        current.append(event)
+        tokens += cost
+        previous = event
+    if current:
+        segments.append(current)
+    return segments
+
+
+def overlap_tail(
+    segment: Sequence[Event], config: BuildConfig, estimator: TokenEstimator
+) -> tuple[str, ...]:
+    """The ids of the segment's last events that fit the overlap window and token budget,
+    in order. The newest event comes first in the budget: an event that does not fit ends
+    the tail."""
+    if not segment:
+        return ()
+    newest = segment[-1].timestamp
+    since = newest - config.overlap_window
+    kept: list[str] = []
+    tokens = 0
+    for event in reversed(segment):
+        if event.timestamp < since:
+            break
+        tokens += event_tokens(event, config, estimator)
+        if tokens > config.overlap_max_tokens:
+            break
+        kept.append(event.event_id)
+    kept.reverse()
+    return tuple(kept)
+
+
+def plan_segments(
+    events: Sequence[Event],
+    config: BuildConfig,
+    estimator: TokenEstimator,
+    previous_tail: tuple[str, ...] = (),
+) -> list[SegmentPlan]:
+    """The segments of a run of events in id order (usually one day's), with overlap.
+
+    Args:
+        previous_tail: the overlap for the first segment, i.e. the tail of the segment just
+            before these events (see :func:`overlap_tail`).
+    """
+    plans: list[SegmentPlan] = []
+    tail = previous_tail
+    for owned in split_events(events, config, estimator):
+        first = owned[0]
+        plans.append(
+            SegmentPlan(segment_node_id(first), first.timestamp.date(), tuple(owned), tail)
+        )
+        tail = overlap_tail(owned, config, estimator)
+    return plans

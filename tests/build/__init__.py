@@ -1,0 +1,1 @@
+"""Tests of tocsearch.build: segmentation, summaries, grips, rollups and the builder."""

@@ -1,0 +1,73 @@
+"""Measure ingest speed into InMemoryStorage with the default summarizer.
+
+Run: ``python tests/build/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
+per second for a one-batch build, for the same history ingested in 100-event batches, for one
+late event into the full store, and for re-ingesting everything (all duplicates).
+Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from build.synthetic import history
+from tocsearch import ids
+from tocsearch.build import TocBuilder
+from tocsearch.models import Event
+from tocsearch.storage import InMemoryStorage
+
+
+def _measure(count: int) -> None:
+    events = history(count)
+    storage = InMemoryStorage()
+    builder = TocBuilder(storage)
+    began = time.perf_counter()
+    report = builder.ingest(events)
+    one_batch = time.perf_counter() - began
+    print(
+        f"{count:>7} events, one batch : {one_batch:6.2f} s  {count / one_batch:9.0f} events/s  "
+        f"({storage.count_nodes()} nodes, {report.segments_created} segments)"
+    )
+
+    batched = TocBuilder(InMemoryStorage())
+    began = time.perf_counter()
+    for start in range(0, count, 100):
+        batched.ingest(events[start : start + 100])
+    elapsed = time.perf_counter() - began
+    print(f"{count:>7} events, 100/batch : {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
+
+    middle = events[len(events) // 2]
+    late_time = middle.timestamp + timedelta(seconds=1)
+    late = Event(
+        event_id=ids.event_id(late_time, "late-1"),
+        session_id=middle.session_id,
+        timestamp=late_time,
+        role="user",
+        event_type="user_message",
+        text="One more note: the Postgres lock_timeout must stay below the pool timeout.",
+    )
+    began = time.perf_counter()
+    late_report = builder.ingest([late])
+    print(
+        f"{'':>7} one late event      : {(time.perf_counter() - began) * 1000:6.1f} ms  "
+        f"({late_report.days_rebuilt} days rebuilt, {late_report.nodes_updated} nodes updated)"
+    )
+
+    began = time.perf_counter()
+    builder.ingest(events)
+    elapsed = time.perf_counter() - began
+    print(f"{count:>7} re-ingested (dups)  : {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
+
+
+def main(argv: list[str]) -> None:
+    for count in [int(arg) for arg in argv] or [10_000, 100_000]:
+        _measure(count)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
