@@ -32,6 +32,8 @@ __all__ = [
     "Retriever",
     "RetrieverFactory",
     "evaluate_conversation",
+    "grip_ceiling",
+    "mean_by_category",
     "summarise",
 ]
 
@@ -180,6 +182,41 @@ def evaluate_conversation(
     return results, skips
 
 
+def grip_ceiling(
+    conversation: Conversation, questions: Sequence[Question]
+) -> list[tuple[int, float]]:
+    """For each evaluated question with usable evidence, its category and the share of its gold
+    turns that lie inside any grip of the store: the most any method returning grip ranges can
+    recall, whatever its ranking and budget."""
+    storage = conversation.storage
+    covered: set[str] = set()
+    for grip_id in storage.iter_grip_ids():
+        grip = storage.get_grip(grip_id)
+        for event in storage.get_event_range(grip.event_id_start, grip.event_id_end):
+            if "dia_id" in event.metadata:
+                covered.add(event.metadata["dia_id"])
+    present = conversation.dia_ids
+    rows: list[tuple[int, float]] = []
+    for question in questions:
+        if question.category not in EVALUATED_CATEGORIES:
+            continue
+        gold, _ = _gold(question, present)
+        if gold:
+            rows.append((question.category, recall(gold, covered)))
+    return rows
+
+
+def mean_by_category(rows: Sequence[tuple[int, float]]) -> dict[str, float]:
+    """The mean value over all rows (``"all"``) and per category present."""
+    if not rows:
+        return {}
+    means = {"all": sum(value for _, value in rows) / len(rows)}
+    for category in sorted({category for category, _ in rows}):
+        values = [value for c, value in rows if c == category]
+        means[str(category)] = sum(values) / len(values)
+    return means
+
+
 @attrs.frozen
 class MethodSummary:
     """Means over the questions of one method and one category (or all)."""
@@ -255,6 +292,7 @@ class EvaluationReport:
     events: int
     skips: Skips
     results: tuple[QuestionResult, ...]
+    grip_ceiling: Mapping[str, float] = attrs.field(factory=dict)
 
     def summaries(self) -> dict[str, dict[str, MethodSummary]]:
         """Per method and category, see :func:`summarise`."""
@@ -271,6 +309,7 @@ class EvaluationReport:
             "build_seconds": round(self.build_seconds, 3),
             "categories": {str(c): CATEGORY_NAMES[c] for c in EVALUATED_CATEGORIES},
             "skipped": attrs.asdict(self.skips),
+            "grip_ceiling": {key: round(value, 4) for key, value in self.grip_ceiling.items()},
             "methods": {
                 method: {key: summary.to_json() for key, summary in per.items()}
                 for method, per in self.summaries().items()

@@ -89,9 +89,9 @@ def render_search(node: Timing, children: Timing) -> str:
 def render_navigate(rows: Sequence[NavigateRow]) -> str:
     """Navigation per tree size, then the baselines as ratios to navigate."""
     lines = [
-        "| segments | nodes | calls | navigate ms median / p99 | with time hint ms median / p99 "
-        "| nodes visited (plain / hinted) | planted topic found (plain / hinted) |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| segments | nodes | calls | navigate ms median | p99 | with time hint ms median | p99 "
+        "| nodes visited median (plain / hinted) | planted topic found (plain / hinted) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
@@ -179,12 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         int(s)
         for s in (args.sizes or ("1000,10000" if quick else "1000,10000,100000,300000")).split(",")
     ]
-    calls = args.calls or (40 if quick else 200)
+    calls = args.calls or (30 if quick else 100)
     scan_calls = args.scan_calls or (5 if quick else 20)
     search_calls = args.search_calls or (2000 if quick else 20000)
-    ingest_events = args.ingest_events or (2000 if quick else 50000)
-    open_nodes = args.open_nodes or (5000 if quick else 100000)
-    memory_segments = args.memory_segments or (10000 if quick else 100000)
+    ingest_events = args.ingest_events or (800 if quick else 20000)
+    open_nodes = args.open_nodes or (3000 if quick else 100000)
+    memory_segments = args.memory_segments or (5000 if quick else 100000)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:

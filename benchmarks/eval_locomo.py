@@ -36,6 +36,8 @@ a whole segment, a BM25 item one turn), so only recall at a budget compares meth
         "evidence_skipped": int,               # pieces naming no turn, such as a bare "D"
         "evidence_not_in_conversation": int    # well-formed ids of turns that do not exist
       },
+      "grip_ceiling": {"all" | "1" | ...: float},  # share of gold turns inside any grip's range:
+                                                   # what a grip-range method can recall at most
       "methods": {
         "<method>": {
           "all" | "1" | "2" | "3" | "4": {
@@ -75,6 +77,8 @@ from benchmarks._locomo_eval import (
     RetrieverFactory,
     Skips,
     evaluate_conversation,
+    grip_ceiling,
+    mean_by_category,
 )
 from benchmarks._navigation import NavigatorRetriever
 from tocsearch.build import TocBuilder
@@ -129,6 +133,7 @@ def evaluate_file(
     all_budgets = tuple(sorted({*budgets, default_budget}))
     questions = load_questions(path)
     results: list[QuestionResult] = []
+    ceiling: list[tuple[int, float]] = []
     skips = Skips()
     build_seconds = 0.0
     events = 0
@@ -145,6 +150,7 @@ def evaluate_file(
         )
         results.extend(found)
         skips = skips.add(skipped)
+        ceiling.extend(grip_ceiling(conversation, sample_questions))
     return EvaluationReport(
         data=str(path),
         budgets=all_budgets,
@@ -154,6 +160,7 @@ def evaluate_file(
         events=events,
         skips=skips,
         results=tuple(results),
+        grip_ceiling=mean_by_category(ceiling),
     )
 
 
@@ -164,6 +171,8 @@ def render_text(report: EvaluationReport) -> str:
         f"conversations: {report.conversations}, events: {report.events}, "
         f"build: {report.build_seconds:.2f} s",
         "skipped: " + ", ".join(f"{k}={v}" for k, v in attrs.asdict(report.skips).items()),
+        "gold turns inside any grip (the ceiling for grip-range methods): "
+        + ", ".join(f"{k}={v:.3f}" for k, v in report.grip_ceiling.items()),
         "",
     ]
     budget_heads = "".join(f"  R@{b}tok" for b in report.budgets)

@@ -8,22 +8,26 @@ Two products, from the same seed give the same output on every machine:
 
 - :func:`generate_events`: raw events (days x sessions per day x events per session), for
   ingest benchmarks through the real builder.
-- :func:`generate_tree`: a finished tree (segments with 5 bullets and 7 keywords, grips, and
-  day/week/month/year rollups) built directly, for search and navigation benchmarks at sizes
-  where running the builder would take too long. No events are stored in such a tree.
+- :func:`generate_tree`: a finished tree built directly, for search and navigation benchmarks
+  at sizes where running the builder would take too long: segments with 5 bullets (one grip
+  each) and 7 keywords (their rarest words), then day/week/month/year parents rolled up by the
+  library's own :class:`~tocsearch.build.ExtractiveSummarizer` and
+  :func:`tocsearch.build.rollup.parent_node`, as the builder makes them. No events are stored
+  in such a tree.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
 from tocsearch import ids
+from tocsearch.build import ExtractiveSummarizer
+from tocsearch.build.rollup import child_summary, parent_node
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
@@ -55,8 +59,6 @@ _MONTHS = (
 
 BULLETS_PER_SEGMENT = 5
 KEYWORDS_PER_SEGMENT = 7
-ROLLUP_BULLETS = 5
-ROLLUP_KEYWORDS = 12
 
 
 def _word(index: int, syllables: Sequence[str]) -> str:
@@ -251,36 +253,23 @@ def _segment(
     return node, grips
 
 
-def _rollup(
-    node_id: str, level: TocLevel, children: Sequence[TocNode], rank: dict[str, int]
-) -> TocNode:
-    """A parent summarising its children: the most frequent keywords (rarest first among equals)
-    and the first bullet of the children with the most telling keywords."""
-    counts: Counter[str] = Counter(keyword for child in children for keyword in child.keywords)
-    keywords = sorted(counts, key=lambda word: (-counts[word], -rank.get(word, 1 << 30)))
-    keywords = keywords[:ROLLUP_KEYWORDS]
-    best_children = sorted(
-        children,
-        key=lambda child: -max((rank.get(word, 1 << 30) for word in child.keywords), default=0),
-    )[:ROLLUP_BULLETS]
-    bullets = tuple(child.bullets[0] for child in best_children if child.bullets)
-    return TocNode(
-        node_id=node_id,
-        level=level,
-        title=f"{level.value} {node_id.rsplit(':', 1)[-1]}",
-        start_time=min(child.start_time for child in children),
-        end_time=max(child.end_time for child in children),
-        bullets=bullets,
-        keywords=tuple(keywords),
-        child_node_ids=tuple(child.node_id for child in children),
-    )
-
-
-def _roll_up(children: Sequence[TocNode], level: TocLevel, rank: dict[str, int]) -> list[TocNode]:
+def _roll_up(
+    children: Sequence[TocNode], level: TocLevel, summarizer: ExtractiveSummarizer
+) -> list[TocNode]:
+    """The parents of one level, summarised by the library's own extractive summarizer, as
+    the builder would make them from these children."""
     groups: dict[str, list[TocNode]] = {}
     for child in children:
         groups.setdefault(ids.calendar_node_id(level, child.start_time), []).append(child)
-    return [_rollup(node_id, level, group, rank) for node_id, group in groups.items()]
+    return [
+        parent_node(
+            node_id,
+            level,
+            group,
+            summarizer.summarize_children([child_summary(child) for child in group]),
+        )
+        for node_id, group in groups.items()
+    ]
 
 
 def generate_tree(
@@ -341,9 +330,10 @@ def generate_tree(
             grips.extend(node_grips)
             made += 1
     rollups: list[TocNode] = []
+    summarizer = ExtractiveSummarizer()
     level_nodes: list[TocNode] = nodes
     for level in (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
-        level_nodes = _roll_up(level_nodes, level, words.rank)
+        level_nodes = _roll_up(level_nodes, level, summarizer)
         rollups.extend(level_nodes)
     return SyntheticTree(tuple(nodes), tuple(rollups), tuple(grips), tuple(planted), start, days)
 

@@ -23,6 +23,8 @@ from benchmarks._locomo_eval import (
     Retriever,
     Skips,
     evaluate_conversation,
+    grip_ceiling,
+    mean_by_category,
     summarise,
 )
 from benchmarks._retrieval import RankedItem, Turn
@@ -31,7 +33,7 @@ from benchmarks import eval_locomo
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, EventRole, EventType, TocNode
+from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
 from tocsearch.storage.memory import InMemoryStorage
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_locomo.json"
@@ -185,6 +187,28 @@ def test_flat_scan_returns_whole_segments_best_first() -> None:
     assert [item.label.rsplit(":", 1)[-1] for item in ranked] == ["s1", "s0"]
 
 
+def test_grip_ceiling_is_the_share_of_gold_inside_any_grip() -> None:
+    """With one grip over D1:1..D1:2, the ceiling is 1 for the puppy-name question, 1/2 for the
+    question whose gold is D1:1 and D2:2, and 0 for the others; skipped questions are absent."""
+    events = tiny_events()
+    storage = InMemoryStorage()
+    storage.put_events(events)
+    storage.put_grip(
+        Grip(
+            grip_id=ids.grip_id(events[0].timestamp, "g1"),
+            excerpt="puppy",
+            event_id_start=events[0].event_id,
+            event_id_end=events[1].event_id,
+            timestamp=events[0].timestamp,
+            source="test",
+        )
+    )
+    rows = grip_ceiling(tiny_conversation(storage), load_questions(FIXTURE)["tiny-1"])
+    assert rows == [(4, 1.0), (2, 0.0), (1, 0.5), (2, 0.0)]
+    assert mean_by_category(rows) == {"all": 0.375, "1": 0.5, "2": 0.0, "4": 1.0}
+    assert mean_by_category([]) == {}
+
+
 def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     """The script imports, builds and evaluates the fixture with every method and prints one
     JSON object whose counts and BM25 recall match the hand computation."""
@@ -203,6 +227,7 @@ def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
         "evidence_skipped": 1,
         "evidence_not_in_conversation": 1,
     }
+    assert set(report["grip_ceiling"]) == {"all", "1", "2", "4"}
     methods = report["methods"]
     assert set(methods) == {"navigator", "flat-scan", "bm25-turns"}
     assert methods["bm25-turns"]["all"]["recall_at_budget"] == {
