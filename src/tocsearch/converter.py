@@ -59,6 +59,13 @@ def _structure_int(value: Any, _: type) -> int:
     return value
 
 
+def _structure_bool(value: Any, _: type) -> bool:
+    # Without its own hook bool would dispatch to the int hook above (bool subclasses int).
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"expected true or false, got {value!r}")
+    return value
+
+
 def _is_homogeneous_tuple(cls: Any) -> bool:
     args = get_args(cls)
     return get_origin(cls) is tuple and len(args) == 2 and args[1] is Ellipsis
@@ -80,6 +87,7 @@ def _make_converter() -> cattrs.Converter:
     made = cattrs.Converter(forbid_extra_keys=False)
     made.register_structure_hook(str, _structure_str)
     made.register_structure_hook(int, _structure_int)
+    made.register_structure_hook(bool, _structure_bool)
     made.register_structure_hook_factory(_is_homogeneous_tuple, _tuple_hook)
     made.register_unstructure_hook(datetime, lambda value: value.isoformat())
     # Our enums subclass str, so cattrs dispatches them to its str passthrough and would hand

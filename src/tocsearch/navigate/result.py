@@ -13,10 +13,8 @@ from datetime import datetime
 from typing import Any
 
 import attrs
-import cattrs
 
-from tocsearch.converter import converter, to_dict
-from tocsearch.errors import InvalidArgument
+from tocsearch.converter import from_dict, to_dict
 from tocsearch.ids import parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.navigate.timehints import TimeHints
@@ -145,26 +143,26 @@ class NavigationResult:
         Raises:
             InvalidArgument: the data does not describe a navigation result.
         """
-        try:
-            return _converter.structure(data, cls)
-        except InvalidArgument:
-            raise
-        except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as error:
-            raise InvalidArgument(f"not a valid NavigationResult: {error!r}") from error
+        return from_dict(data, cls)
 
-    def to_markdown(self) -> str:
-        """The path and the evidence as Markdown, for a person or a model to read."""
-        lines = ["## Search Path", "", f'Query: "{self.query}"']
+    def to_markdown(self, *, include_path: bool = True) -> str:
+        """The path and the evidence as Markdown, for a person or a model to read.
+
+        With ``include_path=False`` only the query, its time hints and the evidence are shown.
+        """
+        lines = ["## Search Path" if include_path else "## Question", "", f'Query: "{self.query}"']
         for phrase, found in zip(self.time_hints.phrases, self.time_hints.ranges, strict=True):
             lines.append(f'Time: "{phrase}" -> {found.label()}')
         if self.terms:
             lines.append("Terms: " + ", ".join(self.terms))
         lines.append("")
-        for step in self.steps:
-            lines.extend(_step_lines(step))
-        if not self.steps:
-            lines.append("No node was searched.")
-        lines += ["", "## Evidence", ""]
+        if include_path:
+            for step in self.steps:
+                lines.extend(_step_lines(step))
+            if not self.steps:
+                lines.append("No node was searched.")
+            lines.append("")
+        lines += ["## Evidence", ""]
         if not self.evidence:
             lines.append("No evidence found.")
         for segment_id, items in _by_segment(self.evidence):
@@ -188,18 +186,6 @@ class NavigationResult:
         if any(item.grip_ids for item in self.evidence):
             lines += ["", "Expand a grip to see the full conversation behind a statement."]
         return "\n".join(lines) + "\n"
-
-
-def _structure_bool(value: Any, _: type) -> bool:
-    # The shared converter's integer hook also claims bool (a subclass of int); a flag in a
-    # document must be a true JSON boolean.
-    if not isinstance(value, bool):
-        raise InvalidArgument(f"expected a boolean, got {value!r}")
-    return value
-
-
-_converter = converter.copy()
-_converter.register_structure_hook(bool, _structure_bool)
 
 
 def node_label(node_id: str) -> str:
