@@ -53,6 +53,10 @@ def _fields(values: Sequence[SearchField | str]) -> tuple[SearchField, ...]:
     )
 
 
+def _level(value: TocLevel | str) -> TocLevel:
+    return TocLevel.parse(value)
+
+
 @attrs.frozen
 class SearchNodeRequest:
     """Search within one node. Empty ``fields`` means all fields."""
@@ -82,7 +86,7 @@ class SearchChildrenRequest:
 
     query: str
     parent_id: str = ""
-    child_level: TocLevel = attrs.field(default=TocLevel.YEAR, converter=TocLevel.parse)
+    child_level: TocLevel = attrs.field(default=TocLevel.YEAR, converter=_level)
     fields: tuple[SearchField, ...] = attrs.field(default=(), converter=_fields)
     limit: int = DEFAULT_LIMIT
     token_budget: int | None = None

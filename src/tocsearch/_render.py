@@ -1,0 +1,152 @@
+"""Plain-text renderings of results for people at a terminal: aligned, short, no JSON."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+
+from tocsearch.models import Event, TocNode
+from tocsearch.navigate import NavigationResult
+from tocsearch.service import (
+    BrowseTocResponse,
+    ExpandGripResponse,
+    SearchChildrenResponse,
+    SearchNodeResponse,
+)
+
+__all__ = [
+    "browse_page",
+    "expansion",
+    "ingest_report",
+    "navigation",
+    "node",
+    "node_list",
+    "node_matches",
+    "search_results",
+]
+
+_WIDTH = 100
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell; the last column is left ragged."""
+    if not rows:
+        return ""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines)
+
+
+def _shorten(text: str, width: int = _WIDTH) -> str:
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" ...")
+
+
+def ingest_report(totals: Mapping[str, int]) -> str:
+    rows = [[key.replace("_", " "), f"{value:,}"] for key, value in totals.items()]
+    return _table(rows)
+
+
+def node_matches(response: SearchNodeResponse) -> str:
+    if not response.matches:
+        return f"No matches in {response.node_id}."
+    rows = [["score", "field", "text"]]
+    for match in response.matches:
+        grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
+        rows.append([f"{match.score:.2f}", match.field.value, _shorten(match.text, 80) + grips])
+    more = "\n(more matches were cut by the limit or budget)" if response.has_more else ""
+    return f"{response.node_id} ({response.level.value})\n{_table(rows)}{more}"
+
+
+def search_results(response: SearchChildrenResponse) -> str:
+    if not response.results:
+        return "No matching nodes."
+    blocks = []
+    for result in response.results:
+        lines = [f"{result.relevance_score:.2f}  {result.node_id}  {_shorten(result.title, 70)}"]
+        for match in result.matches[:3]:
+            grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
+            lines.append(f"      {match.field.value:<8}  {_shorten(match.text, 70)}{grips}")
+        blocks.append("\n".join(lines))
+    more = (
+        "\n(more nodes matched; raise --limit or --budget to see them)" if response.has_more else ""
+    )
+    return "\n".join(blocks) + more
+
+
+def navigation(result: NavigationResult, *, verbose: bool) -> str:
+    if verbose:
+        return result.to_markdown()
+    return result.to_markdown(include_path=False)
+
+
+def _event_line(event: Event, marker: str) -> str:
+    when = f"{event.timestamp:%Y-%m-%d %H:%M}"
+    speaker = event.metadata.get("speaker") or event.role.value
+    body = textwrap.fill(
+        " ".join(event.text.split()), width=_WIDTH, initial_indent="", subsequent_indent=" " * 30
+    )
+    return f"{marker} {when}  {speaker:<10}  {body}"
+
+
+def expansion(response: ExpandGripResponse) -> str:
+    grip = response.grip
+    lines = [
+        f"{grip.grip_id}  (segment {grip.toc_node_id or '-'}, source {grip.source})",
+        f"excerpt: {grip.excerpt}",
+        "",
+    ]
+    lines += [_event_line(event, " ") for event in response.events_before]
+    lines += [_event_line(event, ">") for event in response.excerpt_events]
+    lines += [_event_line(event, " ") for event in response.events_after]
+    return "\n".join(lines)
+
+
+def node(toc_node: TocNode) -> str:
+    lines = [
+        f"{toc_node.node_id}  ({toc_node.level.value}, version {toc_node.version})",
+        f"title:    {toc_node.title}",
+        f"span:     {toc_node.start_time:%Y-%m-%d %H:%M} .. {toc_node.end_time:%Y-%m-%d %H:%M} UTC",
+    ]
+    if toc_node.keywords:
+        lines.append(f"keywords: {', '.join(toc_node.keywords)}")
+    if toc_node.summary:
+        lines.append(
+            "summary:  " + textwrap.fill(toc_node.summary, _WIDTH, subsequent_indent=" " * 10)
+        )
+    if toc_node.bullets:
+        lines.append("bullets:")
+        for bullet in toc_node.bullets:
+            grips = f"  [{', '.join(bullet.grip_ids)}]" if bullet.grip_ids else ""
+            lines.append(f"  - {bullet.text}{grips}")
+    if toc_node.child_node_ids:
+        lines.append(
+            f"children: {len(toc_node.child_node_ids)} (tocsearch browse {toc_node.node_id})"
+        )
+    if toc_node.event_ids:
+        lines.append(f"events:   {len(toc_node.event_ids)}")
+    return "\n".join(lines)
+
+
+def node_list(nodes: Sequence[TocNode]) -> str:
+    if not nodes:
+        return "The store is empty."
+    rows = [
+        [
+            toc_node.node_id,
+            f"{toc_node.start_time:%Y-%m-%d}..{toc_node.end_time:%Y-%m-%d}",
+            _shorten(toc_node.title, 60),
+        ]
+        for toc_node in nodes
+    ]
+    return _table(rows)
+
+
+def browse_page(page: BrowseTocResponse) -> str:
+    text = node_list(page.children) if page.children else "No children."
+    if page.continuation_token:
+        parent = page.parent_id or '""'
+        text += f"\n(more: tocsearch browse {parent} --token {page.continuation_token})"
+    return text

@@ -1,0 +1,144 @@
+"""Agent tools: the definitions are valid JSON schema shapes, and handle_tool_call never raises."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tocsearch.build import TocBuilder
+from tocsearch.examples import EXAMPLE_END, load_example_events
+from tocsearch.storage import InMemoryStorage
+from tocsearch.tools import AgentTools
+
+TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip"]
+
+
+@pytest.fixture(scope="module")
+def tools() -> AgentTools:
+    """Tools over the bundled example history, reading time hints as of its end."""
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(load_example_events())
+    return AgentTools(storage, now=EXAMPLE_END)
+
+
+def call(tools: AgentTools, name: str, arguments: Any) -> Any:
+    return json.loads(tools.handle_tool_call(name, arguments))
+
+
+def test_definitions_name_every_tool_with_an_object_schema() -> None:
+    """Each definition has a name, a description and an object schema with required keys."""
+    definitions = AgentTools.definitions()
+    assert [spec["name"] for spec in definitions] == TOOL_NAMES
+    for spec in definitions:
+        assert spec["description"]
+        schema = spec["parameters"]
+        assert schema["type"] == "object"
+        assert set(schema["required"]) <= set(schema["properties"])
+        assert schema["additionalProperties"] is False
+    openai = AgentTools.openai_tools()
+    assert all(tool["type"] == "function" for tool in openai)
+    assert [tool["function"]["name"] for tool in openai] == TOOL_NAMES
+    anthropic = AgentTools.anthropic_tools()
+    assert [tool["input_schema"]["type"] for tool in anthropic] == ["object"] * 4
+
+
+def test_definitions_are_copies() -> None:
+    """Changing a returned definition does not change the next call's."""
+    AgentTools.definitions()[0]["name"] = "changed"
+    assert AgentTools.definitions()[0]["name"] == "search_node"
+
+
+def test_navigate_then_expand_a_cited_grip(tools: AgentTools) -> None:
+    """navigate cites grips, and expand_grip returns the raw events behind one of them."""
+    result = call(
+        tools, "navigate", '{"query": "what did we decide about JWT refresh tokens last week"}'
+    )
+    grip_ids = [grip for item in result["evidence"] for grip in item["grip_ids"]]
+    assert grip_ids
+    expanded = call(tools, "expand_grip", {"grip_id": grip_ids[0], "events_before": 1})
+    assert expanded["grip"]["grip_id"] == grip_ids[0]
+    assert expanded["excerpt_events"]
+    assert len(expanded["events_before"]) <= 1
+
+
+def test_search_children_and_search_node(tools: AgentTools) -> None:
+    """search_children ranks nodes of a level; search_node searches inside one of them."""
+    found = call(
+        tools,
+        "search_children",
+        {"query": "refresh rotation", "child_level": "segment", "limit": 3},
+    )
+    assert 0 < len(found["results"]) <= 3
+    best = found["results"][0]["node_id"]
+    inside = call(tools, "search_node", {"node_id": best, "query": "refresh rotation"})
+    assert inside["matched"] is True
+    assert all(0 < match["score"] <= 1 for match in inside["matches"])
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "kind", "fragment"),
+    [
+        ("drop_tables", {}, "UnknownTool", "unknown tool"),
+        ("search_node", "{not json", "InvalidArgument", "not valid JSON"),
+        ("search_node", "[1, 2]", "InvalidArgument", "JSON object"),
+        ("search_node", {"query": "jwt"}, "InvalidArgument", "'node_id' is required"),
+        (
+            "search_node",
+            {"node_id": "toc:day:1999-01-01", "query": "jwt"},
+            "NodeNotFound",
+            "toc:day:1999-01-01",
+        ),
+        (
+            "search_node",
+            {"node_id": "x", "query": "jwt", "colour": 1},
+            "InvalidArgument",
+            "unknown argument(s): colour",
+        ),
+        ("search_children", {"query": ""}, "InvalidArgument", "query must not be empty"),
+        ("search_children", {"query": "jwt", "limit": "ten"}, "InvalidArgument", "integer"),
+        (
+            "search_children",
+            {"query": "jwt", "child_level": "decade"},
+            "InvalidArgument",
+            "level must be one of",
+        ),
+        ("expand_grip", {"grip_id": "grip:1:missing"}, "GripNotFound", "grip not found"),
+        ("navigate", {"query": "   "}, "InvalidArgument", "query"),
+    ],
+)
+def test_bad_calls_come_back_as_errors(
+    tools: AgentTools, name: str, arguments: Any, kind: str, fragment: str
+) -> None:
+    """Bad names, arguments and ids are reported as {"error": ...}, never raised."""
+    answer = call(tools, name, arguments)
+    assert answer["error"]["type"] == kind
+    assert fragment in answer["error"]["message"]
+
+
+@given(
+    name=st.sampled_from([*TOOL_NAMES, "other"]),
+    arguments=st.one_of(
+        st.text(max_size=40),
+        st.dictionaries(
+            st.sampled_from(
+                ["query", "node_id", "grip_id", "limit", "fields", "token_budget", "x"]
+            ),
+            st.one_of(
+                st.none(),
+                st.integers(-5, 50),
+                st.text(max_size=20),
+                st.lists(st.text(max_size=8), max_size=3),
+            ),
+            max_size=4,
+        ),
+    ),
+)
+def test_handle_tool_call_never_raises(name: str, arguments: Any) -> None:
+    """Whatever a model sends, the answer is a JSON object string."""
+    storage = InMemoryStorage()
+    answer = json.loads(AgentTools(storage, now=EXAMPLE_END).handle_tool_call(name, arguments))
+    assert isinstance(answer, dict)
