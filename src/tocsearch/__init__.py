@@ -4,6 +4,17 @@ Events are organised into Year > Month > Week > Day > Segment nodes; every node 
 a summary, bullets and keywords, and each bullet points through grips at the raw events behind it.
 """
 
+from tocsearch.build import (
+    BuildConfig,
+    CallableSummarizer,
+    ExtractiveSummarizer,
+    IngestReport,
+    Summarizer,
+    Summary,
+    SummaryBullet,
+    TocBuilder,
+    check_tree,
+)
 from tocsearch.converter import from_dict, from_json, to_dict, to_json
 from tocsearch.errors import (
     EventNotFound,
@@ -19,8 +30,20 @@ from tocsearch.errors import (
     StoreLocked,
     TocsearchError,
 )
+from tocsearch.importers import ImportProblem, ImportResult, load_events
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.navigate import (
+    Evidence,
+    NavigationResult,
+    NavigationStep,
+    Navigator,
+    StepMatch,
+    StepPhase,
+    TimeHints,
+    TimeRange,
+    parse_time_hints,
+)
 from tocsearch.search import (
     SearchChildrenResult,
     SearchField,
@@ -44,25 +67,37 @@ from tocsearch.service import (
 )
 from tocsearch.storage import InMemoryStorage, Storage
 from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
+from tocsearch.tools import AgentTools
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentTools",
     "BrowseTocRequest",
     "BrowseTocResponse",
+    "BuildConfig",
+    "CallableSummarizer",
     "Event",
     "EventNotFound",
     "EventRole",
     "EventType",
+    "Evidence",
     "ExpandGripRequest",
     "ExpandGripResponse",
+    "ExtractiveSummarizer",
     "Grip",
     "GripNotFound",
     "ImportFailed",
+    "ImportProblem",
+    "ImportResult",
     "InMemoryStorage",
+    "IngestReport",
     "InvalidArgument",
     "InvalidId",
     "MemoryService",
+    "NavigationResult",
+    "NavigationStep",
+    "Navigator",
     "NodeNotFound",
     "NotFound",
     "SearchChildrenRequest",
@@ -73,19 +108,30 @@ __all__ = [
     "SearchNodeRequest",
     "SearchNodeResponse",
     "SearchNodeResult",
+    "StepMatch",
+    "StepPhase",
     "Storage",
     "StorageError",
     "StoreClosed",
     "StoreCorrupted",
     "StoreLocked",
+    "Summarizer",
+    "Summary",
+    "SummaryBullet",
+    "TimeHints",
+    "TimeRange",
+    "TocBuilder",
     "TocBullet",
     "TocLevel",
     "TocNode",
     "TocsearchError",
     "TokenEstimator",
+    "check_tree",
     "estimate_tokens",
     "from_dict",
     "from_json",
+    "load_events",
+    "parse_time_hints",
     "query_terms",
     "rank_nodes",
     "search_children",
