@@ -233,22 +233,26 @@ def _open_backend(backend: str, path: Path) -> Storage:
 
 @attrs.frozen
 class OpenRow:
-    """Opening a JSON-dir store and answering one navigation query."""
+    """Opening a JSON-dir store, then answering one navigation query, from a fresh open."""
 
     nodes: int
     write_seconds: float
     open_only: Timing
-    open_and_query: Timing
+    first_plain: Timing
+    first_hinted: Timing
 
 
 def measure_jsondir_open(nodes: int, repeats: int, *, seed: int = 13) -> OpenRow:
     """Write a tree of about ``nodes`` nodes to a JSON-dir store, then time opening it
-    read-only, alone and followed by the first navigation query, in this process (so the
-    operating system's file cache is warm). Grips are not written: navigation reads nodes only,
-    and one file per grip would multiply the set-up time five-fold."""
+    read-only: alone, followed by a first topical query, and followed by a first topical query
+    with a time hint. All in this process, so the operating system's file cache is warm. Grips
+    are not written: navigation reads nodes only, and one file per grip would multiply the
+    set-up time five-fold."""
     rollups = 2200  # about what 5 years of days, weeks, months and years add
     tree = generate_tree(max(1, nodes - rollups), seed=seed)
-    query = tree.topics[0].query
+    topic = tree.topics[0]
+    plain = topic.query
+    hinted = f"{topic.query} {tree.month_hint(topic.places[0])}"
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "store"
         started = time.perf_counter()
@@ -256,19 +260,21 @@ def measure_jsondir_open(nodes: int, repeats: int, *, seed: int = 13) -> OpenRow
             storage.put_nodes([*tree.segments, *tree.rollups])
             stored = storage.count_nodes()
         write_seconds = time.perf_counter() - started
-        opens: list[float] = []
-        answers: list[float] = []
-        for _ in range(repeats):
+
+        def first_answer(query: str | None) -> float:
             started = time.perf_counter()
             store = JsonDirStorage(path, readonly=True)
-            opens.append(time.perf_counter() - started)
-            store.close()
-            started = time.perf_counter()
-            store = JsonDirStorage(path, readonly=True)
-            Navigator(store, now=tree.end).navigate(query)
-            answers.append(time.perf_counter() - started)
-            store.close()
-    return OpenRow(stored, write_seconds, timing_of(opens), timing_of(answers))
+            try:
+                if query is not None:
+                    Navigator(store, now=tree.end).navigate(query)
+                return time.perf_counter() - started
+            finally:
+                store.close()
+
+        opens = [first_answer(None) for _ in range(repeats)]
+        plains = [first_answer(plain) for _ in range(repeats)]
+        hinteds = [first_answer(hinted) for _ in range(repeats)]
+    return OpenRow(stored, write_seconds, timing_of(opens), timing_of(plains), timing_of(hinteds))
 
 
 def measure_memory(segments: int) -> tuple[int, int]:
