@@ -37,3 +37,31 @@ def docs(session: nox.Session) -> None:
     """Run every code block in README.md and docs/ as a test."""
     session.install("-e", ".[test]")
     session.run("pytest", "tests/test_docs.py", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Speed at scale beside FTS5 and bm25s. Quick sizes by default; pass --full for the real ones.
+
+    ``nox -s bench`` takes seconds; ``nox -s bench -- --full`` runs the sizes in
+    benchmarks/RESULTS.md (about a quarter of an hour on two cores).
+    """
+    session.install("-e", ".[bench]")
+    if "--full" in session.posargs:
+        extra = [arg for arg in session.posargs if arg != "--full"]
+        session.run("python", "benchmarks/bench_speed.py", *extra)
+    else:
+        session.run("python", "benchmarks/bench_speed.py", "--quick", *session.posargs)
+
+
+@nox.session
+def eval(session: nox.Session) -> None:
+    """Evidence recall on LoCoMo-format data: ``nox -s eval -- --data PATH [--json]``.
+
+    Without --data it reads ../shared/data/locomo/locomo-dev.json beside the checkout.
+    """
+    session.install("-e", ".")
+    args = list(session.posargs)
+    if "--data" not in args:
+        args = ["--data", "../shared/data/locomo/locomo-dev.json", *args]
+    session.run("python", "benchmarks/eval_locomo.py", *args)

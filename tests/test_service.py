@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from strategies import toc_nodes
 from tocsearch import ids
 from tocsearch.budget import response_tokens
-from tocsearch.errors import GripNotFound, InvalidArgument, NodeNotFound
+from tocsearch.errors import EventNotFound, GripNotFound, InvalidArgument, NodeNotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocBullet, TocNode
 from tocsearch.search import SearchField
 from tocsearch.service import (
     BrowseTocRequest,
+    ExpandEventRequest,
     ExpandGripRequest,
     MemoryService,
     SearchChildrenRequest,
@@ -269,6 +270,22 @@ def test_expand_unknown_grip_is_not_found() -> None:
         service.expand_grip(ExpandGripRequest(""))
     with pytest.raises(InvalidArgument, match="events_before"):
         service.expand_grip(ExpandGripRequest("grip:1:nope", events_before=-1))
+
+
+def test_expand_event_returns_neighbours_in_order() -> None:
+    """An event comes back with its neighbours; an unknown event is EventNotFound."""
+    storage = InMemoryStorage()
+    events = [_event(minute, f"message {minute}") for minute in range(6)]
+    storage.put_events(events)
+    service = MemoryService(storage)
+    around = service.expand_event(ExpandEventRequest(events[0].event_id, 2, 2))
+    assert around.event == events[0]
+    assert around.events_before == ()
+    assert list(around.events_after) == events[1:3]
+    with pytest.raises(EventNotFound, match="event not found"):
+        service.expand_event(ExpandEventRequest("evt:0000000000001:none"))
+    with pytest.raises(InvalidArgument, match="events_after"):
+        service.expand_event(ExpandEventRequest(events[0].event_id, events_after=-2))
 
 
 def test_empty_nodes_do_not_crash() -> None:

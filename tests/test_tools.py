@@ -14,7 +14,7 @@ from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.storage import InMemoryStorage
 from tocsearch.tools import AgentTools
 
-TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip"]
+TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip", "expand_event"]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_definitions_name_every_tool_with_an_object_schema() -> None:
     assert all(tool["type"] == "function" for tool in openai)
     assert [tool["function"]["name"] for tool in openai] == TOOL_NAMES
     anthropic = AgentTools.anthropic_tools()
-    assert [tool["input_schema"]["type"] for tool in anthropic] == ["object"] * 4
+    assert [tool["input_schema"]["type"] for tool in anthropic] == ["object"] * len(TOOL_NAMES)
 
 
 def test_definitions_are_copies() -> None:
@@ -63,6 +63,26 @@ def test_navigate_then_expand_a_cited_grip(tools: AgentTools) -> None:
     assert expanded["grip"]["grip_id"] == grip_ids[0]
     assert expanded["excerpt_events"]
     assert len(expanded["events_before"]) <= 1
+
+
+def test_expand_event_shows_context(tools: AgentTools) -> None:
+    """expand_event returns the event and its neighbours in time order."""
+    found = call(
+        tools, "search_children", {"query": "ADR-0021", "child_level": "segment", "limit": 1}
+    )
+    segment = tools.storage.get_node(found["results"][0]["node_id"])
+    middle = segment.event_ids[len(segment.event_ids) // 2]
+    around = call(
+        tools, "expand_event", {"event_id": middle, "events_before": 2, "events_after": 2}
+    )
+    assert around["event"]["event_id"] == middle
+    ordered = (
+        [e["event_id"] for e in around["events_before"]]
+        + [middle]
+        + [e["event_id"] for e in around["events_after"]]
+    )
+    assert ordered == sorted(ordered)
+    assert len(ordered) == 5
 
 
 def test_search_children_and_search_node(tools: AgentTools) -> None:
@@ -108,6 +128,8 @@ def test_search_children_and_search_node(tools: AgentTools) -> None:
         ),
         ("expand_grip", {"grip_id": "grip:1:missing"}, "GripNotFound", "grip not found"),
         ("navigate", {"query": "   "}, "InvalidArgument", "query"),
+        ("expand_event", {"event_id": "evt:0000000000001:x"}, "EventNotFound", "event not found"),
+        ("expand_event", {"event_id": "x", "events_after": -1}, "InvalidArgument", "events_after"),
     ],
 )
 def test_bad_calls_come_back_as_errors(

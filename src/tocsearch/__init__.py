@@ -57,6 +57,8 @@ from tocsearch.search import (
 from tocsearch.service import (
     BrowseTocRequest,
     BrowseTocResponse,
+    ExpandEventRequest,
+    ExpandEventResponse,
     ExpandGripRequest,
     ExpandGripResponse,
     MemoryService,
@@ -82,6 +84,8 @@ __all__ = [
     "EventRole",
     "EventType",
     "Evidence",
+    "ExpandEventRequest",
+    "ExpandEventResponse",
     "ExpandGripRequest",
     "ExpandGripResponse",
     "ExtractiveSummarizer",

@@ -9,6 +9,7 @@ from tocsearch.models import Event, TocNode
 from tocsearch.navigate import NavigationResult
 from tocsearch.service import (
     BrowseTocResponse,
+    ExpandEventResponse,
     ExpandGripResponse,
     SearchChildrenResponse,
     SearchNodeResponse,
@@ -16,6 +17,7 @@ from tocsearch.service import (
 
 __all__ = [
     "browse_page",
+    "event_context",
     "expansion",
     "ingest_report",
     "navigation",
@@ -100,6 +102,14 @@ def expansion(response: ExpandGripResponse) -> str:
     ]
     lines += [_event_line(event, " ") for event in response.events_before]
     lines += [_event_line(event, ">") for event in response.excerpt_events]
+    lines += [_event_line(event, " ") for event in response.events_after]
+    return "\n".join(lines)
+
+
+def event_context(response: ExpandEventResponse) -> str:
+    lines = [f"{response.event.event_id}  (session {response.event.session_id})", ""]
+    lines += [_event_line(event, " ") for event in response.events_before]
+    lines.append(_event_line(response.event, ">"))
     lines += [_event_line(event, " ") for event in response.events_after]
     return "\n".join(lines)
 

@@ -29,6 +29,7 @@ from tocsearch.navigate import Navigator
 from tocsearch.search import SearchField
 from tocsearch.service import (
     BrowseTocRequest,
+    ExpandEventRequest,
     ExpandGripRequest,
     MemoryService,
     SearchChildrenRequest,
@@ -134,9 +135,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _navigation_options(navigate)
 
     expand = commands.add_parser(
-        "expand", parents=[store, output], help="show the events behind a grip"
+        "expand", parents=[store, output], help="show the events behind a grip or an event id"
     )
-    expand.add_argument("grip_id", metavar="GRIP_ID")
+    expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
     expand.add_argument("--before", type=_non_negative, default=3)
     expand.add_argument("--after", type=_non_negative, default=3)
 
@@ -275,9 +276,12 @@ def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _open_store(args, writing=False) as storage:
-        response = MemoryService(storage).expand_grip(
-            ExpandGripRequest(args.grip_id, args.before, args.after)
-        )
+        service = MemoryService(storage)
+        if args.target.startswith("evt:"):
+            around = service.expand_event(ExpandEventRequest(args.target, args.before, args.after))
+            _emit(args, out, to_dict(around), lambda: _render.event_context(around))
+            return 0
+        response = service.expand_grip(ExpandGripRequest(args.target, args.before, args.after))
         _emit(args, out, to_dict(response), lambda: _render.expansion(response))
     return 0
 

@@ -35,6 +35,8 @@ from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
 __all__ = [
     "BrowseTocRequest",
     "BrowseTocResponse",
+    "ExpandEventRequest",
+    "ExpandEventResponse",
     "ExpandGripRequest",
     "ExpandGripResponse",
     "MemoryService",
@@ -136,6 +138,30 @@ class ExpandGripResponse:
     events_before: tuple[Event, ...]
     excerpt_events: tuple[Event, ...]
     events_after: tuple[Event, ...]
+
+
+@attrs.frozen
+class ExpandEventRequest:
+    """One raw event (as cited by navigator evidence), with some context on either side."""
+
+    event_id: str
+    events_before: int = 3
+    events_after: int = 3
+
+
+@attrs.frozen
+class ExpandEventResponse:
+    """An event with the events before and after it, in order."""
+
+    event: Event
+    events_before: tuple[Event, ...]
+    events_after: tuple[Event, ...]
+
+
+def _check_context(before: int, after: int) -> None:
+    for name, value in (("events_before", before), ("events_after", after)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidArgument(f"{name} must be a whole number of at least 0, got {value!r}")
 
 
 def _check_query(query: str) -> None:
@@ -269,12 +295,7 @@ class MemoryService:
             GripNotFound: no such grip.
         """
         _check_id("grip_id", request.grip_id)
-        for name, value in (
-            ("events_before", request.events_before),
-            ("events_after", request.events_after),
-        ):
-            if value < 0:
-                raise InvalidArgument(f"{name} must not be negative, got {value}")
+        _check_context(request.events_before, request.events_after)
         grip = self.storage.get_grip(request.grip_id)
         return ExpandGripResponse(
             grip=grip,
@@ -287,6 +308,25 @@ class MemoryService:
             events_after=tuple(
                 self.storage.get_events_after(grip.event_id_end, request.events_after)
             ),
+        )
+
+    def expand_event(self, request: ExpandEventRequest) -> ExpandEventResponse:
+        """One event with up to ``events_before`` and ``events_after`` events of context in
+        event (time) order.
+
+        Raises:
+            InvalidArgument: empty event id or a negative context size.
+            EventNotFound: no such event.
+        """
+        _check_id("event_id", request.event_id)
+        _check_context(request.events_before, request.events_after)
+        event = self.storage.get_event(request.event_id)
+        return ExpandEventResponse(
+            event=event,
+            events_before=tuple(
+                self.storage.get_events_before(event.event_id, request.events_before)
+            ),
+            events_after=tuple(self.storage.get_events_after(event.event_id, request.events_after)),
         )
 
     @staticmethod

@@ -18,6 +18,7 @@ from tocsearch.errors import InvalidArgument, TocsearchError
 from tocsearch.levels import TocLevel
 from tocsearch.navigate import Navigator
 from tocsearch.service import (
+    ExpandEventRequest,
     ExpandGripRequest,
     MemoryService,
     SearchChildrenRequest,
@@ -130,6 +131,26 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
             "additionalProperties": False,
         },
     },
+    {
+        "name": "expand_event",
+        "description": (
+            "Show one raw conversation event by id (navigator evidence cites event ids), with "
+            "some events of context before and after."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "event_id": {
+                    "type": "string",
+                    "description": "An event id such as evt:1769781900000:a1.",
+                },
+                "events_before": {"type": "integer", "minimum": 0, "default": 3},
+                "events_after": {"type": "integer", "minimum": 0, "default": 3},
+            },
+            "required": ["event_id"],
+            "additionalProperties": False,
+        },
+    },
 )
 
 
@@ -165,6 +186,7 @@ class AgentTools:
             "search_children": self._search_children,
             "navigate": self._navigate,
             "expand_grip": self._expand_grip,
+            "expand_event": self._expand_event,
         }
 
     @staticmethod
@@ -249,6 +271,15 @@ class AgentTools:
             events_after=_integer(arguments, "events_after", 3),
         )
         return to_dict(self.service.expand_grip(request))
+
+    def _expand_event(self, arguments: dict[str, Any]) -> Any:
+        _only(arguments, {"event_id", "events_before", "events_after"}, "expand_event")
+        request = ExpandEventRequest(
+            event_id=_text(arguments, "event_id"),
+            events_before=_integer(arguments, "events_before", 3),
+            events_after=_integer(arguments, "events_after", 3),
+        )
+        return to_dict(self.service.expand_event(request))
 
 
 def _decode(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:

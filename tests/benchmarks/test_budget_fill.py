@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from benchmarks._retrieval import (
     RankedItem,
     Turn,
@@ -18,6 +10,8 @@ from benchmarks._retrieval import (
     recall,
     turns_of_top,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.text import estimate_tokens

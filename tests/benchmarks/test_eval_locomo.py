@@ -8,14 +8,10 @@ does not exist. One question's evidence is malformed (``"D:1:3; D2:02"`` and a b
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from benchmarks._baselines import FlatSegmentScan, TurnBm25
 from benchmarks._evidence import load_questions
 from benchmarks._locomo_eval import (

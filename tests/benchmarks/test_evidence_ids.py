@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from benchmarks._evidence import Evidence, load_questions, normalise_evidence
 from hypothesis import given
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks._evidence import Evidence, load_questions, normalise_evidence
 
 from tocsearch.errors import ImportFailed
 

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks._lexical import Bm25sIndex, Fts5Index, bm25s_available, fts5_query, word_terms
+from benchmarks._lexical import Bm25sIndex, Fts5Index, fts5_query, word_terms
 from benchmarks._timing import percentile, time_calls, timing_of
 from benchmarks.synth import Vocabulary, generate_events, generate_tree
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument
@@ -123,7 +118,6 @@ def test_fts5_index_ranks_and_refuses_repeated_keys() -> None:
         Fts5Index([("a", "x"), ("a", "y")])
 
 
-@pytest.mark.skipif(not bm25s_available(), reason="bm25s (the bench extra) is not installed")
 def test_bm25s_index_leaves_out_documents_without_shared_terms() -> None:
     """bm25s returns only documents that share a term, best first."""
     index = Bm25sIndex([("a", "cats and dogs"), ("b", "violin lessons"), ("c", "cats cats")])
