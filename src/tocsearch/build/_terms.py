@@ -9,18 +9,24 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
-from tocsearch.build.stopwords import COMMON_WORDS, STOPWORDS
+from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 
 __all__ = [
+    "COMMON_WORDS",
     "SENTENCE_BREAK",
     "SENTENCE_INITIAL",
     "TOKEN_PATTERN",
     "clean_sentence",
+    "cut_at_clause",
     "cut_at_word",
     "display_form",
     "is_content",
+    "is_keyword",
+    "is_number",
+    "is_pathlike",
     "sentence_spans",
     "shape_boost",
+    "split_tool_call",
     "term_key",
     "tokens",
 ]
@@ -28,13 +34,25 @@ __all__ = [
 # A token is a run of word characters that may hold inner dots, slashes, dashes or
 # apostrophes, so "auth.py", "src/jwt.ts", "v2.3.1", "don't" and "snake_case" stay whole.
 TOKEN_PATTERN = re.compile(r"\w+(?:['’./\-]\w+)*")
-# A sentence ends at . ! ? … followed by white space, or at a line break.
-SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|\s*\n\s*")
+# A sentence ends at . ! ? … followed by white space and a capital, digit, quote or bracket,
+# or at a line break. An ellipsis ("SELECT ... FOR UPDATE") or a lower-case continuation
+# ("e.g. the pool") does not end it.
+SENTENCE_BREAK = re.compile(r"(?<!\.\.\.)(?<=[.!?…])\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*")
 # The first word of each sentence, after an optional list marker.
 SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 _LIST_MARKER = re.compile(r"^(?:[-*•>#]+|\d{1,2}[.)])\s+")
 _SPACES = re.compile(r"\s+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
+# A bare number, version or size: "300", "0.8", "3.13", "2,900", "10-0", "1e6".
+_NUMBER = re.compile(r"[\d.,:'’\-]*\d[\d.,:'’\-]*(?:e\d+)?")
+# A file name with an extension ("tokens.py", "pg16-upgrade.md") or anything with a slash.
+_PATHLIKE = re.compile(
+    r".*/.*|.+\.(?:py|pyi|ts|tsx|js|jsx|mjs|md|rst|rs|go|java|kt|rb|php|sh|yml|yaml|json|toml"
+    r"|cfg|ini|txt|sql|css|scss|html|lock|log|csv|env|conf|c|h|cc|cpp|hpp|swift|tf|proto)",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s[-–—]\s|\s\(")
+_TOOL_CALL = re.compile(r"\[tool:\s*([^\]]*)\]\s*")
 
 COMMON_WEIGHT = 0.3
 """Weight of an everyday word relative to a distinctive one."""
@@ -60,6 +78,33 @@ def is_content(key: str, token: str) -> bool:
     return len(token) == 2 and token.isupper()
 
 
+def is_number(key: str) -> bool:
+    """Whether a token is a bare number, version or size such as "300", "0.8" or "2,900"."""
+    return _NUMBER.fullmatch(key) is not None
+
+
+def is_pathlike(token: str) -> bool:
+    """Whether a token is a path or a file name ("src/auth.py", "pg16-upgrade.md")."""
+    return _PATHLIKE.fullmatch(token) is not None
+
+
+def is_keyword(key: str) -> bool:
+    """Whether a content term may be a keyword or a title word: not a bare number and not a
+    tool name, unit, month or day name or generic error word (see ``NOT_KEYWORDS``)."""
+    return key not in NOT_KEYWORDS and not is_number(key)
+
+
+def split_tool_call(text: str) -> tuple[str, str] | None:
+    """``(tool name, input)`` for the text of a tool invocation such as ``"[tool: Bash] ls"``,
+    or None for any other text."""
+    if not text.startswith("[tool:"):
+        return None
+    match = _TOOL_CALL.match(text)
+    if match is None:
+        return None
+    return match.group(1).strip(), text[match.end() :]
+
+
 @functools.lru_cache(maxsize=100_000)
 def shape_boost(token: str, sentence_initial: bool) -> float:
     """How much a token's shape says it is specific: file names, paths, identifiers, short
@@ -78,7 +123,7 @@ def shape_boost(token: str, sentence_initial: bool) -> float:
     if 2 <= len(token) <= 5 and token.isupper():
         return 1.8
     if token[0].isupper() and not sentence_initial:
-        return 1.5
+        return 1.8  # a name: of a product, a service or a person
     return 1.0
 
 
@@ -113,6 +158,25 @@ def cut_at_word(text: str, limit: int) -> str:
     if space >= limit // 2:
         head = head[:space]
     return head.rstrip(" ,;:-") + "…"
+
+
+def cut_at_clause(text: str, limit: int) -> str:
+    """``text`` with white space collapsed, at most ``limit`` characters: whole when it fits,
+    else cut at the last clause break (comma, semicolon, colon, dash, bracket) in the second
+    half of the limit, else at the last space; never inside a word. A cut text ends with "…"."""
+    collapsed = _SPACES.sub(" ", text).strip()
+    if len(collapsed) <= limit:
+        return collapsed
+    head = collapsed[: max(limit - 1, 1)]
+    breaks = [match.start() for match in _CLAUSE_BREAK.finditer(head)]
+    if breaks and breaks[-1] >= limit // 2:
+        return head[: breaks[-1]].rstrip(" ,;:-") + "…"
+    space = head.rfind(" ")
+    if collapsed[len(head) : len(head) + 1] in (" ", ""):
+        space = len(head)  # the limit falls on a word end
+    if space > 0:
+        return head[:space].rstrip(" ,;:-") + "…"
+    return head + "…"
 
 
 def display_form(forms: Iterable[tuple[str, int]]) -> str:

@@ -1,15 +1,20 @@
 """The default summarizer: extractive, deterministic, offline.
 
-Segments: every sentence of every event is tokenised once; each content term (not a stopword)
-gets a weight from how often it occurs in the segment and how specific its shape is (file
-names, acronyms, numbers, names in mid-sentence weigh more; everyday words less). Keywords are
-the heaviest terms; bullets are the highest-scoring sentences, picked greedily so that each new
-bullet covers terms the earlier ones did not; the title joins the best non-overlapping key
-phrases of the top sentences into five to ten words.
+Segments: each event is read once. Statements (what the user and the assistant wrote) are what
+a summary is made of; tool invocations (``"[tool: Bash] pytest -q"``) and tool output are
+evidence: their terms count at a fraction of the weight, they lend their events to the grip of
+the statement that follows them, and they become bullets only in a segment that has no
+statement at all. Each content term gets a weight from how often it occurs and how specific
+its shape is (file names, acronyms, numbers, names in mid-sentence weigh more; everyday words
+less). Keywords are the heaviest terms that can name a topic (never a bare number, a tool
+name, a unit, a month or an error word), with two-word phrases such as "refresh token" when
+the words keep company. Bullets are the highest-scoring sentences, picked greedily so that
+each covers terms the earlier ones did not, favouring decisions, findings and causes over
+questions and one-word replies. The title joins the best non-overlapping key phrases of the
+top sentences into five to ten words.
 
-Parents: the children's keywords are merged by rank weight; bullets are the children's bullets
-that carry most of that weight, spread over the children, with identical bullets merged (their
-grips pooled); the title joins the heaviest phrases of the children's titles.
+Parents (day, week, month, year) are summarized from their children by
+:mod:`tocsearch.build._parents`.
 
 Runtime: linear in the text of a segment; parents are linear in their children's bullets.
 """
@@ -20,35 +25,44 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
-from tocsearch.build import _terms
+from tocsearch.build import _parents, _phrasing, _terms
 from tocsearch.build.summarizer import Summary, SummaryBullet
 from tocsearch.errors import InvalidArgument
-from tocsearch.models import Event, EventRole
+from tocsearch.models import Event, EventRole, EventType
 
 __all__ = ["ExtractiveSummarizer"]
 
 _ROLE_WEIGHT = {
     EventRole.USER: 1.0,
     EventRole.ASSISTANT: 1.0,
-    EventRole.TOOL: 0.5,
+    EventRole.TOOL: 0.4,
     EventRole.SYSTEM: 0.5,
 }
+_TOOL_CALL_WEIGHT = 0.3  # a command line says what was tried, rarely what was learned
+_TOOL_OUTPUT_WEIGHT = 0.4
+_EVIDENCE_BEFORE = 2  # tool events just before a statement that its grip also covers
 _TF_POWER = 0.7  # a term met n times weighs n**0.7 times one met once
 _COVERED = 0.3  # weight left to a term that an earlier bullet already covers
 _SAME_TOPIC = 0.6  # Jaccard overlap of terms above which two bullets say the same thing
-_TITLE_WORDS = (5, 10)
 _TITLE_SOURCES = 6  # how many top sentences are scanned for title phrases
+_PHRASE_SOURCES = 12  # how many top sentences are scanned for recurring phrases
 _PICK_POOL = 25  # how many top sentences compete for bullets
 _DENSE = 10  # how many of the densest events offer their sentences as bullets
 _PER_EVENT = 10_000  # sentence order numbers: event position * this + sentence position
 _PHRASE_MAX = 3
 _PHRASE_BREAK = re.compile(r"[^\w\s'’./\-]+|\s[-–—]\s")
-_TITLE_SPLIT = re.compile(r",\s+|;\s+|\s+(?:and|&)\s+")
 _SUMMARY_CHARS = 300
+_MIN_WORDS = 4  # shorter sentences ("Merged.") are bullets only when nothing else is said
+# Sentences that report a decision, a finding, a cause or a fix carry the story of a segment.
+_STATEMENT_CUES = re.compile(
+    r"\b(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|turns out|resolved|"
+    r"chose|choose|going with|go with|recorded|instead|so we|means|proposal|plan)\b",
+    re.IGNORECASE,
+)
 
 
 def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
@@ -64,24 +78,26 @@ def _folded(values: Iterable[str]) -> frozenset[str]:
 
 @attrs.define(eq=False)
 class _Sentence:
+    """An event (or one sentence of it) with its content terms."""
+
     order: int
+    position: int  # index of the event in the segment
     event_id: str
     text: str
     size: int
     keys: tuple[str, ...]
     role_weight: float
+    evidence: bool  # a tool invocation or tool output
     score: float = 0.0
 
 
-@attrs.define(eq=False)
-class _Candidate:
-    child: int
-    index: int
-    text: str
-    grip_ids: dict[str, None]
-    keys: tuple[str, ...]
-    size: int
-    support: int = 1
+@attrs.frozen
+class _Analysis:
+    documents: list[_Sentence]
+    weights: dict[str, float]
+    forms: dict[str, dict[str, int]]
+    tools: frozenset[str]  # case-folded names of the tools invoked in the segment
+    said: frozenset[str]  # the terms met in statements (not in tool text)
 
 
 @attrs.frozen
@@ -91,102 +107,130 @@ class ExtractiveSummarizer:
     Args:
         max_bullets: bullets per segment (3 to this many, fewer only for very little text).
         max_parent_bullets: bullets per day, week, month or year (3 to this many).
-        max_keywords: keywords per node (3 to this many).
-        bullet_chars: longest bullet text; longer sentences are cut at a word boundary.
+        max_keywords: keywords per segment (3 to this many).
+        max_parent_keywords: keywords per day, week, month or year: a parent names the threads
+            of all its children, so it keeps more.
+        bullet_chars: longest bullet text; longer sentences are cut at a clause or word break.
         extra_stopwords: more words never to use as keywords or title words.
     """
 
     max_bullets: int = attrs.field(default=5, validator=_positive)
     max_parent_bullets: int = attrs.field(default=7, validator=_positive)
     max_keywords: int = attrs.field(default=7, validator=_positive)
+    max_parent_keywords: int = attrs.field(default=10, validator=_positive)
     bullet_chars: int = attrs.field(default=200, validator=_positive)
     extra_stopwords: frozenset[str] = attrs.field(default=frozenset(), converter=_folded)
 
     # -- segments --------------------------------------------------------------------------
     def summarize_events(self, events: Sequence[Event]) -> Summary:
-        """A segment summary; each bullet is a sentence of one event and names that event."""
+        """A segment summary; each bullet is a sentence of one statement and names that event
+        (and the tool events just before it that support it)."""
         if not events:
             raise InvalidArgument("summarize_events needs at least one event")
-        documents, weights, forms = self._analyse(events)
+        analysis = self._analyse(events)
+        documents, weights = analysis.documents, analysis.weights
         if not weights:
             return self._plain_summary(events, _sentences(documents, {}))
-        total = sum(document.size for document in documents)
+        statements = [document for document in documents if not document.evidence]
+        pool = statements or documents
+        total = sum(document.size for document in pool)
         wanted = min(self.max_bullets, 3 if total < 120 else 4 if total < 400 else 5)
         # Only the sentences of the densest events compete: splitting and scoring every
         # sentence of a long segment costs more than it changes the outcome.
-        for document in documents:
-            document.score = self._score(document, weights, {})
-        dense = sorted(documents, key=lambda d: (-d.score, d.order))[: max(_DENSE, 2 * wanted)]
-        sentences = _sentences(
-            sorted(dense, key=lambda d: d.order), _key_cache(self.extra_stopwords)
-        )
+        for document in pool:
+            document.score = _score(document, weights, {})
+        dense = sorted(pool, key=lambda d: (-d.score, d.order))[: max(_DENSE, 2 * wanted)]
+        key_of = _phrasing.key_cache(self.extra_stopwords)
+        sentences = _sentences(sorted(dense, key=lambda d: d.order), key_of)
         for sentence in sentences:
-            sentence.score = self._score(sentence, weights, {})
+            sentence.score = _score(sentence, weights, {}) * _statement_factor(sentence)
         ranked = sorted(sentences, key=lambda s: (-s.score, s.order))
         chosen = self._pick(ranked, weights, wanted)
         bullets = tuple(
             SummaryBullet(
-                _terms.cut_at_word(_terms.clean_sentence(s.text), self.bullet_chars),
-                event_ids=(s.event_id,),
+                _terms.cut_at_clause(_terms.clean_sentence(s.text), self.bullet_chars),
+                event_ids=_support(events, analysis, s),
             )
             for s in sorted(chosen, key=lambda s: s.order)
         )
-        keywords = self._top_terms(weights, forms)
-        title = self._title(ranked[:_TITLE_SOURCES], weights, forms)
-        text = _terms.cut_at_word(
-            " ".join(_terms.clean_sentence(s.text) for s in chosen[:2]), _SUMMARY_CHARS
+        phrases = _phrase_counts(ranked[:_PHRASE_SOURCES], key_of, analysis.tools)
+        keywords = self._keywords(analysis, phrases)
+        title = self._title(ranked[:_TITLE_SOURCES], phrases, analysis, key_of)
+        return Summary(
+            title=title,
+            bullets=bullets,
+            keywords=keywords,
+            text=_segment_text(events, documents, chosen),
         )
-        return Summary(title=title, bullets=bullets, keywords=keywords, text=text)
 
-    def _analyse(
-        self, events: Sequence[Event]
-    ) -> tuple[list[_Sentence], dict[str, float], dict[str, dict[str, int]]]:
+    def _analyse(self, events: Sequence[Event]) -> _Analysis:
         """Every event with its content terms, the term weights, and surface forms per term.
 
-        Counting runs over surface forms with C-level counters; forms fold into terms once at
-        the end, since a segment has far fewer distinct forms than tokens. A form seen in
-        mid-sentence counts twice as much as one seen first in a sentence, where capitals say
-        nothing.
+        Each event is tokenised once. Counting runs over surface forms with C-level counters;
+        forms fold into terms once at the end, since a segment has far fewer distinct forms
+        than tokens. In a statement, a form seen in mid-sentence counts twice as much as one
+        seen first in a sentence, where capitals say nothing; in tool text capitals never
+        count as a name.
         """
-        key_of = _key_cache(self.extra_stopwords)
+        key_of = _phrasing.key_cache(self.extra_stopwords)
         extra = self.extra_stopwords
-        by_weight: dict[float, Counter[str]] = {}
+        by_weight: dict[tuple[float, bool], Counter[str]] = {}
         initial: Counter[str] = Counter()
         documents: list[_Sentence] = []
+        tools: set[str] = set()
         findall = _terms.TOKEN_PATTERN.findall
         initials = _terms.SENTENCE_INITIAL.findall
-        for event in events:
+        for position, event in enumerate(events):
             text = event.text
             if not text:
                 continue
+            evidence = True
+            if event.role is EventRole.TOOL or event.event_type is EventType.TOOL_RESULT:
+                role_weight = _TOOL_OUTPUT_WEIGHT
+            else:
+                call = _terms.split_tool_call(text)
+                if call is None:
+                    evidence = False
+                    role_weight = _ROLE_WEIGHT.get(event.role, 1.0)
+                else:
+                    tools.add(_terms.term_key(call[0]))
+                    text = call[1]
+                    role_weight = _TOOL_CALL_WEIGHT
             found = findall(text)
             if not found:
                 continue
-            role_weight = _ROLE_WEIGHT.get(event.role, 1.0)
-            counter = by_weight.get(role_weight)
+            counter = by_weight.get((role_weight, evidence))
             if counter is None:
-                counter = by_weight[role_weight] = Counter()
+                counter = by_weight[(role_weight, evidence)] = Counter()
             counter.update(found)
-            initial.update(initials(text))
+            if not evidence:
+                initial.update(initials(text))
             for token in set(found).difference(key_of):
-                key_of[token] = _content_key(token, extra)
+                key_of[token] = _phrasing.content_key(token, extra)
             keys = tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
             documents.append(
                 _Sentence(
-                    len(documents) * _PER_EVENT, event.event_id, text, len(found), keys, role_weight
+                    len(documents) * _PER_EVENT,
+                    position,
+                    event.event_id,
+                    text,
+                    len(found),
+                    keys,
+                    role_weight,
+                    evidence,
                 )
             )
         counts: dict[str, float] = {}
         forms: dict[str, dict[str, int]] = {}
         boosts: dict[str, float] = {}
-        for role_weight, counter in sorted(by_weight.items()):
+        for (role_weight, evidence), counter in sorted(by_weight.items()):
             for form, count in counter.items():
                 key = key_of[form]
                 if not key:
                     continue
                 counts[key] = counts.get(key, 0.0) + count * role_weight
                 seen = forms.setdefault(key, {})
-                first = min(initial.get(form, 0), count)
+                first = count if evidence else min(initial.get(form, 0), count)
                 tally = 2 * count - first
                 seen[form] = seen.get(form, 0) + tally
                 boost = _terms.shape_boost(form, sentence_initial=first >= count)
@@ -196,20 +240,8 @@ class ExtractiveSummarizer:
             key: boosts[key] / sum(forms[key].values()) * count**_TF_POWER
             for key, count in counts.items()
         }
-        return documents, weights, forms
-
-    @staticmethod
-    def _score(sentence: _Sentence, weights: dict[str, float], covered: dict[str, None]) -> float:
-        gained = sum(map(weights.__getitem__, sentence.keys))
-        if covered:
-            repeated = sum(weights[key] for key in sentence.keys if key in covered)
-            gained -= (1.0 - _COVERED) * repeated
-        factor = sentence.role_weight / math.sqrt(max(sentence.size, 8))
-        if sentence.size < 4:
-            factor *= 0.5
-        elif sentence.size > 60:
-            factor *= 0.75
-        return gained * factor
+        said = {key for document in documents if not document.evidence for key in document.keys}
+        return _Analysis(documents, weights, forms, frozenset(tools), frozenset(said))
 
     def _pick(
         self, ranked: list[_Sentence], weights: dict[str, float], wanted: int
@@ -220,7 +252,10 @@ class ExtractiveSummarizer:
         Lazy evaluation: covering terms only lowers a score, so a sentence whose refreshed
         score still beats every other stale score is the true best (a max-heap of bounds).
         """
-        heap = [(-s.score, s.order, s) for s in ranked[: max(_PICK_POOL, wanted * 4)] if s.keys]
+        pool = [s for s in ranked[: max(_PICK_POOL, wanted * 4)] if s.keys]
+        if sum(1 for s in pool if s.size >= _MIN_WORDS) >= min(wanted, 3):
+            pool = [s for s in pool if s.size >= _MIN_WORDS]
+        heap = [(-s.score, s.order, s) for s in pool]
         heapq.heapify(heap)
         chosen: list[_Sentence] = []
         covered: dict[str, None] = {}
@@ -230,11 +265,12 @@ class ExtractiveSummarizer:
             _, order, best = heapq.heappop(heap)
             if order not in fresh:
                 fresh.add(order)
-                heapq.heappush(heap, (-self._score(best, weights, covered), order, best))
+                score = _score(best, weights, covered) * _statement_factor(best)
+                heapq.heappush(heap, (-score, order, best))
                 continue
             folded = _terms.clean_sentence(best.text).casefold()
             if folded in seen_texts or any(
-                _jaccard(best.keys, other.keys) > _SAME_TOPIC for other in chosen
+                _phrasing.jaccard(best.keys, other.keys) > _SAME_TOPIC for other in chosen
             ):
                 continue
             seen_texts.add(folded)
@@ -243,40 +279,75 @@ class ExtractiveSummarizer:
             fresh.clear()
         return chosen
 
-    def _top_terms(
-        self, weights: dict[str, float], forms: dict[str, dict[str, int]]
+    def _keywords(
+        self, analysis: _Analysis, phrases: dict[tuple[str, ...], int]
     ) -> tuple[str, ...]:
-        ranked = sorted(weights, key=lambda key: (-weights[key], key))
-        if not ranked:
+        """The heaviest terms that can name a topic, with two-word phrases for words that stand
+        together at least twice in the top sentences ("refresh token"); a phrase stands in for
+        its words."""
+        weights, forms, tools = analysis.weights, analysis.forms, analysis.tools
+        # Terms met only in tool text (paths in a command line, words of a log) are evidence
+        # for a statement, not a topic of their own.
+        said = analysis.said or weights
+        eligible = {
+            key: weight
+            for key, weight in weights.items()
+            if key in said and key not in tools and _terms.is_keyword(key)
+        }
+        scores: dict[tuple[str, ...], float] = {(key,): weight for key, weight in eligible.items()}
+        for phrase, count in phrases.items():
+            if count >= 2 and len(phrase) == 2 and phrase[0] in eligible and phrase[1] in eligible:
+                scores[phrase] = max(eligible[phrase[0]], eligible[phrase[1]]) * 1.2
+        ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
+        if not ordered:
             return ()
-        floor = weights[ranked[0]] * 0.25
-        kept = [key for index, key in enumerate(ranked) if index < 3 or weights[key] >= floor]
-        return tuple(_terms.display_form(forms[key].items()) for key in kept[: self.max_keywords])
+        floor = scores[ordered[0]] * 0.25
+        kept: list[tuple[str, ...]] = []
+        used: set[str] = set()
+        for phrase in ordered:
+            if len(kept) >= self.max_keywords or (len(kept) >= 3 and scores[phrase] < floor):
+                break
+            if used.intersection(phrase):
+                continue
+            kept.append(phrase)
+            used.update(phrase)
+        return tuple(
+            " ".join(_terms.display_form(forms[key].items()) for key in phrase) for phrase in kept
+        )
 
     def _title(
         self,
         sources: Sequence[_Sentence],
-        weights: dict[str, float],
-        forms: dict[str, dict[str, int]],
+        recurring: dict[tuple[str, ...], int],
+        analysis: _Analysis,
+        key_of: dict[str, str],
     ) -> str:
-        """Five to ten words: the heaviest key phrases of the top sentences that share no term."""
-        key_of = _key_cache(self.extra_stopwords)
-        counts: dict[tuple[str, ...], int] = {}
-        for sentence in sources:
-            for phrase in _phrases(sentence.text, key_of):
-                counts[phrase] = counts.get(phrase, 0) + 1
-        # A phrase weighs what its words weigh, more when it recurs.
+        """Five to ten words: the heaviest key phrases of the top sentences that share no
+        term, heavier when they recur among more top sentences; file names, numbers on their
+        own and tool names never make a title."""
+        weights, forms, tools = analysis.weights, analysis.forms, analysis.tools
+        counts = _phrase_counts(sources, key_of, tools)
+        for phrase in counts:
+            counts[phrase] = recurring.get(phrase, counts[phrase])
+        # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
+        # ("delete", "window") names a topic only when nothing better does.
         scores = {
-            phrase: sum(weights[key] for key in phrase) * (1.0 + math.log(count))
+            phrase: sum(weights.get(key, 0.0) for key in phrase)
+            * (1.0 + math.log(count))
+            * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
             for phrase, count in counts.items()
         }
         ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
-        named = _LazyNames(
-            lambda phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
-        )
-        return _join_title(ordered, named) or _terms.display_form(
-            forms[max(weights, key=lambda k: (weights[k], k))].items()
-        )
+        named = {
+            phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
+            for phrase in ordered[:40]
+        }
+        title = _phrasing.join_title(ordered[:40], named)
+        if title:
+            return title
+        usable = [key for key in weights if _terms.is_keyword(key) and key not in tools]
+        best = max(usable or weights, key=lambda k: (weights[k], k))
+        return _terms.display_form(forms[best].items())
 
     def _plain_summary(self, events: Sequence[Event], sentences: list[_Sentence]) -> Summary:
         """A summary for events whose text has no content word (greetings, empty markers)."""
@@ -284,127 +355,99 @@ class ExtractiveSummarizer:
             longest = sorted(sentences, key=lambda s: (-len(s.text), s.order))[:3]
             bullets = tuple(
                 SummaryBullet(
-                    _terms.cut_at_word(_terms.clean_sentence(s.text), self.bullet_chars),
+                    _terms.cut_at_clause(_terms.clean_sentence(s.text), self.bullet_chars),
                     event_ids=(s.event_id,),
                 )
                 for s in sorted(longest, key=lambda s: s.order)
             )
-            words = _terms.clean_sentence(longest[0].text).split()[: _TITLE_WORDS[1]]
+            words = _terms.clean_sentence(longest[0].text).split()[: _phrasing.TITLE_WORDS[1]]
             return Summary(title=" ".join(words), bullets=bullets, text=bullets[0].text)
         kinds = list(dict.fromkeys(event.event_type.value.replace("_", " ") for event in events))
         sessions = list(dict.fromkeys(event.session_id for event in events))
-        title = _capitalise(_join_words(kinds)) + f" in session {', '.join(sessions[:3])}"
+        described = _phrasing.capitalise(_phrasing.join_words(kinds))
+        title = described + f" in session {', '.join(sessions[:3])}"
         bullet = SummaryBullet(
-            f"{_capitalise(_join_words(kinds))} without text in session {sessions[0]}",
+            f"{described} without text in session {sessions[0]}",
             event_ids=(events[0].event_id,),
         )
         return Summary(title=title, bullets=(bullet,), text=bullet.text)
 
     # -- parents ---------------------------------------------------------------------------
     def summarize_children(self, summaries: Sequence[Summary]) -> Summary:
-        """A parent summary: merged keywords, the children's most representative bullets (with
-        their grips), and a title from the heaviest phrases of the children's titles."""
-        if not summaries:
-            raise InvalidArgument("summarize_children needs at least one child summary")
-        if len(summaries) == 1:
-            only = summaries[0]
-            text = only.text or " ".join(bullet.text for bullet in only.bullets)
-            return Summary(
-                only.title, only.bullets, only.keywords[: self.max_keywords], _cut_summary(text)
-            )
-        weights, forms = _merged_keywords(summaries)
-        keywords = self._top_terms(weights, forms)
-        bullets = self._parent_bullets(summaries, weights)
-        title = self._parent_title(summaries, weights, forms)
-        text = self._parent_text(summaries, weights)
-        return Summary(title=title, bullets=bullets, keywords=keywords, text=text)
-
-    def _parent_bullets(
-        self, summaries: Sequence[Summary], weights: dict[str, float]
-    ) -> tuple[SummaryBullet, ...]:
-        candidates = self._parent_candidates(summaries)
-        wanted = min(self.max_parent_bullets, max(3, len(summaries)), len(candidates))
-        picks_per_child: dict[int, int] = {}
-        covered: dict[str, None] = {}
-        chosen: list[_Candidate] = []
-
-        def value(candidate: _Candidate) -> tuple[float, int, int]:
-            gained = sum(
-                weights.get(key, 0.1) * (_COVERED if key in covered else 1.0)
-                for key in candidate.keys
-            )
-            score = gained / math.sqrt(max(candidate.size, 8))
-            score *= (1.0 + 0.5 * (candidate.support - 1)) * 0.5 ** picks_per_child.get(
-                candidate.child, 0
-            )
-            return score, -candidate.child, -candidate.index
-
-        pool = list(candidates)
-        while pool and len(chosen) < wanted:
-            best = max(pool, key=value)
-            pool.remove(best)
-            if any(_jaccard(best.keys, other.keys) > _SAME_TOPIC for other in chosen):
-                continue
-            chosen.append(best)
-            covered.update(dict.fromkeys(best.keys))
-            picks_per_child[best.child] = picks_per_child.get(best.child, 0) + 1
-        chosen.sort(key=lambda candidate: (candidate.child, candidate.index))
-        return tuple(
-            SummaryBullet(candidate.text, grip_ids=tuple(candidate.grip_ids))
-            for candidate in chosen
+        """A parent summary: the children's main threads as keywords and title, their most
+        informative bullets (with their grips; never a tool invocation), and a summary text
+        that names every child's topic so a search on the parent finds what any child holds."""
+        return _parents.summarize_children(
+            summaries,
+            max_bullets=self.max_parent_bullets,
+            max_keywords=self.max_parent_keywords,
+            extra_stopwords=self.extra_stopwords,
         )
 
-    def _parent_candidates(self, summaries: Sequence[Summary]) -> list[_Candidate]:
-        """Every child bullet once; the same statement in several children merges into one
-        candidate that pools their grips and counts its support."""
-        merged: dict[str, _Candidate] = {}
-        for child, summary in enumerate(summaries):
-            for index, bullet in enumerate(summary.bullets):
-                folded = " ".join(bullet.text.casefold().split())
-                known = merged.get(folded)
-                if known is not None:
-                    known.grip_ids.update(dict.fromkeys(bullet.grip_ids))
-                    known.support += 1
-                    continue
-                found = _terms.tokens(bullet.text)
-                keys = _content_keys(found, self.extra_stopwords)
-                merged[folded] = _Candidate(
-                    child, index, bullet.text, dict.fromkeys(bullet.grip_ids), keys, len(found)
-                )
-        return list(merged.values())
 
-    def _parent_title(
-        self,
-        summaries: Sequence[Summary],
-        weights: dict[str, float],
-        forms: dict[str, dict[str, int]],
-    ) -> str:
-        scores: dict[tuple[str, ...], float] = {}
-        named: dict[tuple[str, ...], str] = {}
-        for summary in summaries:
-            for part in _TITLE_SPLIT.split(summary.title):
-                found = _terms.tokens(part)
-                phrase = _content_keys(found, self.extra_stopwords)
-                if not phrase:
-                    continue
-                total = sum(weights.get(key, 0.1) for key in phrase)
-                scores[phrase] = scores.get(phrase, 0.0) + total / (1.0 + 0.35 * (len(phrase) - 1))
-                named.setdefault(phrase, " ".join(found))
-        ordered = sorted(scores, key=lambda phrase: (-scores[phrase], named[phrase]))
-        return _join_title(ordered, named) or summaries[0].title
+def _segment_text(
+    events: Sequence[Event], documents: Sequence[_Sentence], chosen: Sequence[_Sentence]
+) -> str:
+    """The request that opened the segment (in the user's own words, which are the words a
+    later question is likely to use), then the best bullets, within ``_SUMMARY_CHARS``."""
+    parts: list[str] = []
+    for document in documents:
+        user = events[document.position].role is EventRole.USER
+        if user and not document.evidence and document.size >= _MIN_WORDS:
+            parts.append(_terms.cut_at_clause(document.text, _SUMMARY_CHARS // 2))
+            break
+    for sentence in chosen[:2]:
+        cleaned = _terms.clean_sentence(sentence.text)
+        if not any(cleaned.rstrip("…") in part or part.rstrip("…") in cleaned for part in parts):
+            parts.append(cleaned)
+    return _terms.cut_at_clause(" ".join(parts), _SUMMARY_CHARS)
 
-    def _parent_text(self, summaries: Sequence[Summary], weights: dict[str, float]) -> str:
-        """The titles of the heaviest children, in time order."""
-        ranked = sorted(
-            range(len(summaries)),
-            key=lambda child: (
-                -sum(weights.get(_terms.term_key(word), 0.0) for word in summaries[child].keywords),
-                child,
-            ),
-        )
-        keep = sorted(ranked[:5])
-        titles = list(dict.fromkeys(summaries[child].title for child in keep))
-        return _cut_summary("; ".join(titles))
+
+def _score(sentence: _Sentence, weights: dict[str, float], covered: dict[str, None]) -> float:
+    gained = sum(map(weights.__getitem__, sentence.keys))
+    if covered:
+        repeated = sum(weights[key] for key in sentence.keys if key in covered)
+        gained -= (1.0 - _COVERED) * repeated
+    factor = sentence.role_weight / math.sqrt(max(sentence.size, 8))
+    if sentence.size < _MIN_WORDS:
+        factor *= 0.5
+    elif sentence.size > 60:
+        factor *= 0.75
+    return gained * factor
+
+
+def _statement_factor(sentence: _Sentence) -> float:
+    """More for a decision, finding or cause; less for a question."""
+    factor = 1.0
+    if _STATEMENT_CUES.search(sentence.text):
+        factor *= 1.25
+    if sentence.text.rstrip().endswith("?"):
+        factor *= 0.7
+    return factor
+
+
+def _support(events: Sequence[Event], analysis: _Analysis, sentence: _Sentence) -> tuple[str, ...]:
+    """The event a bullet quotes, preceded by the tool events of the same session just before
+    it (the command and output a finding is read from)."""
+    position = sentence.position
+    first = position
+    session = events[position].session_id
+    while (
+        first > 0
+        and position - first < _EVIDENCE_BEFORE
+        and events[first - 1].session_id == session
+        and _is_evidence(events[first - 1])
+    ):
+        first -= 1
+    return tuple(event.event_id for event in events[first : position + 1])
+
+
+def _is_evidence(event: Event) -> bool:
+    return (
+        event.role is EventRole.TOOL
+        or event.event_type is EventType.TOOL_RESULT
+        or event.text.startswith("[tool:")
+    )
 
 
 def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_Sentence]:
@@ -413,143 +456,61 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     found_sentences: list[_Sentence] = []
     findall = _terms.TOKEN_PATTERN.findall
     for document in documents:
-        for position, raw in enumerate(_terms.SENTENCE_BREAK.split(document.text)):
+        for index, raw in enumerate(_terms.SENTENCE_BREAK.split(document.text)):
             found = findall(raw)
             if not found:
                 continue
             keys = tuple(dict.fromkeys(filter(None, map(key_of.get, found))))
             found_sentences.append(
                 _Sentence(
-                    document.order + position,
+                    document.order + index,
+                    document.position,
                     document.event_id,
                     raw,
                     len(found),
                     keys,
                     document.role_weight,
+                    document.evidence,
                 )
             )
     return found_sentences
 
 
-def _phrases(text: str, key_of: dict[str, str]) -> list[tuple[str, ...]]:
-    """Runs of one to three adjacent content words of a sentence, as term keys. Punctuation
-    other than the inner marks of a token, and a dash between spaces, break a run."""
+def _phrase_counts(
+    sentences: Sequence[_Sentence], key_of: dict[str, str], tools: frozenset[str]
+) -> dict[tuple[str, ...], int]:
+    """How many times each title phrase occurs in some sentences."""
+    counts: dict[tuple[str, ...], int] = {}
+    for sentence in sentences:
+        for phrase in _phrases(sentence.text, key_of, tools):
+            counts[phrase] = counts.get(phrase, 0) + 1
+    return counts
+
+
+def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[tuple[str, ...]]:
+    """Runs of one to three adjacent title words of a sentence, as term keys. Punctuation
+    other than the inner marks of a token, a dash between spaces, a file name, a tool name or
+    a non-content word break a run; a number may only follow a name ("Postgres 16")."""
     found: list[tuple[str, ...]] = []
     findall = _terms.TOKEN_PATTERN.findall
     for chunk in _PHRASE_BREAK.split(text):
         run: list[str] = []
+        previous = ""
         for token in [*findall(chunk), ""]:
             key = key_of.get(token, "")
-            if key and key not in run:
+            usable = bool(key) and key not in tools and not _terms.is_pathlike(token)
+            if usable and _terms.is_number(key):
+                usable = bool(run) and previous[:1].isupper()
+            elif usable:
+                usable = _terms.is_keyword(key)
+            previous = token
+            if usable and key not in run:
                 run.append(key)
                 continue
             for size in range(1, min(_PHRASE_MAX, len(run)) + 1):
                 for start in range(len(run) - size + 1):
-                    found.append(tuple(run[start : start + size]))
-            run = [key] if key else []
+                    phrase = tuple(run[start : start + size])
+                    if not _terms.is_number(phrase[0]):
+                        found.append(phrase)
+            run = [key] if usable else []
     return found
-
-
-class _LazyNames:
-    """Phrase display names, computed only for the phrases a title looks at."""
-
-    def __init__(self, make: Callable[[tuple[str, ...]], str]) -> None:
-        self._make = make
-        self._made: dict[tuple[str, ...], str] = {}
-
-    def __getitem__(self, phrase: tuple[str, ...]) -> str:
-        name = self._made.get(phrase)
-        if name is None:
-            name = self._made[phrase] = self._make(phrase)
-        return name
-
-
-_KEY_CACHES: dict[frozenset[str], dict[str, str]] = {}
-_KEY_CACHE_LIMIT = 500_000
-
-
-def _key_cache(extra: frozenset[str]) -> dict[str, str]:
-    """A shared map from surface form to term key ("" for a non-content token), per set of
-    extra stopwords; it is cleared when it grows past a limit so memory stays bounded."""
-    cache = _KEY_CACHES.setdefault(extra, {})
-    if len(cache) > _KEY_CACHE_LIMIT:
-        cache.clear()
-    return cache
-
-
-def _content_keys(found: Sequence[str], extra: frozenset[str]) -> tuple[str, ...]:
-    """The distinct content-term keys of some tokens, in order of first appearance."""
-    key_of = _key_cache(extra)
-    for token in set(found).difference(key_of):
-        key_of[token] = _content_key(token, extra)
-    return tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
-
-
-def _content_key(token: str, extra: frozenset[str]) -> str:
-    key = _terms.term_key(token)
-    if key in extra or not _terms.is_content(key, token):
-        return ""
-    return key
-
-
-def _join_title(
-    ordered: Sequence[tuple[str, ...]], named: _LazyNames | dict[tuple[str, ...], str]
-) -> str:
-    """Non-overlapping phrases, best first, until the title has five words (at most ten)."""
-    low, high = _TITLE_WORDS
-    picked: list[str] = []
-    used: set[str] = set()
-    words = 0
-    for phrase in ordered:
-        if used.intersection(phrase):
-            continue
-        size = len(named[phrase].split()) + (1 if len(picked) == 1 else 0)  # the joining "and"
-        if words + size > high:
-            continue
-        picked.append(named[phrase])
-        used.update(phrase)
-        words += size
-        if words >= low:
-            break
-    if not picked:
-        return ""
-    return _capitalise(_join_words(picked))
-
-
-def _join_words(parts: Sequence[str]) -> str:
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def _capitalise(text: str) -> str:
-    first = text.split(" ", 1)[0]
-    if first.isalpha() and first.islower():
-        return text[0].upper() + text[1:]
-    return text
-
-
-def _jaccard(left: tuple[str, ...], right: tuple[str, ...]) -> float:
-    if not left or not right:
-        return 0.0
-    a, b = set(left), set(right)
-    return len(a & b) / len(a | b)
-
-
-def _merged_keywords(
-    summaries: Sequence[Summary],
-) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
-    """Keyword weights summed over children: a child's first keyword counts 1, later ones less."""
-    weights: dict[str, float] = {}
-    forms: dict[str, dict[str, int]] = {}
-    for summary in summaries:
-        for rank, keyword in enumerate(summary.keywords):
-            key = _terms.term_key(keyword)
-            weights[key] = weights.get(key, 0.0) + 1.0 / (1.0 + 0.4 * rank)
-            seen = forms.setdefault(key, {})
-            seen[keyword] = seen.get(keyword, 0) + 1
-    return weights, forms
-
-
-def _cut_summary(text: str) -> str:
-    return _terms.cut_at_word(text, _SUMMARY_CHARS)

@@ -21,7 +21,7 @@ from tocsearch.models import TocBullet, TocNode
 
 __all__ = ["child_summary", "parent_node", "same_content", "segment_node", "with_version"]
 
-_SUMMARY_CHARS = 400
+_SUMMARY_CHARS = 600
 
 
 def child_summary(node: TocNode) -> Summary:

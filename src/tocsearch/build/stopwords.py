@@ -1,12 +1,16 @@
 """Words that say nothing about what a conversation is about.
 
-Two lists, both case-folded:
+Three lists, all case-folded:
 
 * :data:`STOPWORDS` never become keywords or title words: function words, pronouns,
   auxiliaries, contractions and conversational filler ("really", "thing", "okay").
 * :data:`COMMON_WORDS` are ordinary vocabulary that can carry a topic but usually does not
   ("work", "problem", "change"). They are kept with a low weight, so they surface only when a
   segment has nothing more specific to offer.
+* :data:`NOT_KEYWORDS` may weigh in a sentence's score but are never keywords or title words:
+  names of coding tools ("bash", "grep"), units ("gb", "ms"), month and day names, and the
+  generic words of error output ("errno", "traceback", "failed"). They say *that* something
+  happened, never *what* a conversation was about.
 
 Together they stand in for the document frequencies of general English text: a term that is
 in neither list is treated as distinctive. See ``docs/builder.md`` for why distinctiveness is
@@ -15,7 +19,7 @@ measured against this fixed background instead of the rest of the store.
 
 from __future__ import annotations
 
-__all__ = ["COMMON_WORDS", "STOPWORDS"]
+__all__ = ["COMMON_WORDS", "NOT_KEYWORDS", "STOPWORDS"]
 
 _FUNCTION_WORDS = """
 a about above across after afterwards again against all almost alone along already also
@@ -87,10 +91,51 @@ updated use used useful uses using usual usually value version view wait way way
 whole wish word words work worked working works world worry year years yesterday young
 """
 
+_TOOL_NAMES = """
+bash sh zsh shell grep rg glob ls cat read edit write multiedit notebookedit webfetch websearch
+todowrite todoread task tool tools
+"""
+
+_UNITS = """
+kb mb gb tb pb kib mib gib tib ms us ns sec secs min mins hr hrs rps qps px pt pct percent
+second seconds minute minutes hour hours day days week weeks month months year years
+"""
+
+_CALENDAR = """
+january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
+sunday mon tue tues wed thu thur thurs fri sat sun today tonight weekend weekday am pm utc
+"""
+
+_ERROR_OUTPUT = """
+errno error errors exception exceptions traceback warning warnings warn failed fail fails
+failure failures passed pass stderr stdout exit code true false none null nil ok info debug
+"""
+
+_GENERIC = """
+user users two three four five six seven eight nine ten twelve twenty hundred thousand million
+billion first second third fourth fifth half twice
+"""
+
+# Words every coding conversation uses: they describe the work, rarely what it was about.
+_CODING_COMMON = """
+pr prs test tests testing tested fix fixed fixes fixing assert asserts commit commits committed
+deploy deployed deploys merge merged merges merging approve approved approval file files line
+lines bug bugs log logs repo branch code review reviewed output script function method class
+config setting settings doc docs note notes ticket tickets careful expects expected runs row
+rows string int option options initial copy copying owner link workers roll pipeline hook
+follow-up followup draft done works passes failing green red
+"""
+
 STOPWORDS: frozenset[str] = frozenset(
     (_FUNCTION_WORDS + _CONTRACTIONS + _FILLER + _AUXILIARY_VERBS).split()
 )
 """Case-folded words that never become keywords or title words."""
 
-COMMON_WORDS: frozenset[str] = frozenset(_COMMON.split()) - STOPWORDS
+COMMON_WORDS: frozenset[str] = frozenset((_COMMON + _CODING_COMMON).split()) - STOPWORDS
 """Case-folded everyday words that keep only a small weight."""
+
+NOT_KEYWORDS: frozenset[str] = frozenset(
+    (_TOOL_NAMES + _UNITS + _CALENDAR + _ERROR_OUTPUT + _GENERIC).split()
+)
+"""Case-folded words that count in sentence scores but never become keywords or title words."""
