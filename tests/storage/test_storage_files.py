@@ -25,7 +25,7 @@ from tocsearch.errors import (
 )
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
-from tocsearch.storage._files import decode_name, encode_name, is_hashed_name
+from tocsearch.storage._files import MAX_STEM, decode_name, encode_name, is_hashed_name
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.shelf import ShelveStorage
 
@@ -189,9 +189,10 @@ def test_encoded_names_are_safe_lower_case_and_reversible(value: str) -> None:
     assert "\0" not in stem
     assert not stem.startswith(".")
     assert stem == stem.lower()
-    assert len(stem) <= 200
+    assert len(stem) <= MAX_STEM
     if is_hashed_name(stem):
-        assert len(value) > 60
+        # A character encodes to at most 12 name characters (four %xx escapes).
+        assert len(value) * 12 > MAX_STEM
     else:
         assert decode_name(stem) == value
 

@@ -198,7 +198,7 @@ class JsonDirStorage(FileStorage):
             return None
         return value if isinstance(value, str) and encode_name(value) == stem else None
 
-    def _list_dir(self, directory: Path, field: str) -> Iterator[tuple[str, Path]]:
+    def _list_dir(self, directory: Path, field: str) -> Iterator[tuple[str, str]]:
         try:
             entries = list(os.scandir(directory))
         except FileNotFoundError:
@@ -207,10 +207,15 @@ class JsonDirStorage(FileStorage):
             name = entry.name
             if name.startswith(".") or not name.endswith(_SUFFIX):
                 continue
-            path = Path(entry.path)
-            record_id = self._listed_id(path, name[: -len(_SUFFIX)], field)
+            stem = name[: -len(_SUFFIX)]
+            # Most names decode on their own; a Path is only built for hashed names.
+            record_id = (
+                decode_name(stem)
+                if not is_hashed_name(stem)
+                else self._listed_id(Path(entry.path), stem, field)
+            )
             if record_id is not None:
-                yield record_id, path
+                yield record_id, entry.path
 
     def _list_level(self, level: TocLevel) -> Iterator[NodeEntry]:
         for node_id, _ in self._list_dir(self._path / "nodes" / level.value, "node_id"):
@@ -234,7 +239,7 @@ class JsonDirStorage(FileStorage):
         if session is not None or not is_hashed_name(directory.name):
             return session
         for _, path in self._list_dir(directory, "event_id"):
-            data = read_bytes(path)
+            data = read_bytes(Path(path))
             try:
                 value = json.loads(data or b"")["session_id"]
             except (ValueError, TypeError, KeyError):
@@ -244,7 +249,7 @@ class JsonDirStorage(FileStorage):
         return None
 
     def _list_events(self) -> Iterator[tuple[str, datetime, str]]:
-        chosen: dict[str, tuple[str, Path]] = {}
+        chosen: dict[str, tuple[str, str]] = {}
         for directory in self._session_dirs():
             session = self._session_of_dir(directory)
             if session is None:
@@ -258,14 +263,14 @@ class JsonDirStorage(FileStorage):
                     # A crash while an event moved to another session left both files; keep
                     # the newer, and let a writer remove the other.
                     other = chosen[event_id][1]
-                    if other.stat().st_mtime_ns > path.stat().st_mtime_ns:
+                    if os.stat(other).st_mtime_ns > os.stat(path).st_mtime_ns:
                         older = path
                     else:
                         older = other
                         chosen[event_id] = (session, path)
                     if not self.readonly:
-                        remove_file(older)
-                        fsync_dir(older.parent)
+                        remove_file(Path(older))
+                        fsync_dir(Path(older).parent)
                     continue
                 chosen[event_id] = (session, path)
         for event_id, (session, _) in chosen.items():
