@@ -1,4 +1,4 @@
-"""The navigator as a retriever: each evidence item becomes the events of its grips."""
+"""The navigator as a retriever: each evidence item becomes the events it cites."""
 
 from __future__ import annotations
 
@@ -9,44 +9,45 @@ from benchmarks._retrieval import RankedItem, Turn
 from tocsearch.navigate import Navigator
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["NavigatorRetriever"]
+__all__ = ["MAX_EVIDENCE", "NavigatorRetriever"]
+
+MAX_EVIDENCE = 100
+"""Evidence items asked of the navigator per question: enough events to fill the largest budget
+of the evaluation, as the baselines return far more turns than any budget holds."""
 
 
 class NavigatorRetriever:
     """Runs :class:`tocsearch.navigate.Navigator` with ``now`` fixed (the end of the
     conversation) and returns one item per evidence item, in the navigator's order, holding the
-    events of the item's grip ranges in event order."""
+    events the item cites (:attr:`~tocsearch.navigate.Evidence.event_ids`: the event itself for
+    an event item, the events of its grips' ranges for a statement) in event order."""
 
     name = "navigator"
 
     def __init__(self, storage: Storage, *, now: datetime, token_budget: int) -> None:
         self._storage = storage
-        self._navigator = Navigator(storage, now=now, token_budget=token_budget)
-        self._grip_turns: dict[str, tuple[Turn, ...]] = {}
+        self._navigator = Navigator(
+            storage, now=now, token_budget=token_budget, max_evidence=MAX_EVIDENCE
+        )
+        self._turns: dict[str, Turn | None] = {}
 
-    def _turns_of_grip(self, grip_id: str) -> tuple[Turn, ...]:
-        cached = self._grip_turns.get(grip_id)
-        if cached is None:
-            grip = self._storage.find_grip(grip_id)
-            if grip is None:
-                cached = ()
-            else:
-                events = self._storage.get_event_range(grip.event_id_start, grip.event_id_end)
-                cached = tuple(turn_of(event) for event in events)
-            self._grip_turns[grip_id] = cached
-        return cached
+    def _turn(self, event_id: str) -> Turn | None:
+        if event_id not in self._turns:
+            event = self._storage.find_event(event_id)
+            self._turns[event_id] = None if event is None else turn_of(event)
+        return self._turns[event_id]
 
     def retrieve(self, question: str) -> list[RankedItem]:
         """The navigator's evidence, best first, as runs of turns."""
         result = self._navigator.navigate(question)
         items: list[RankedItem] = []
         for evidence in result.evidence:
-            turns: dict[str, Turn] = {}
-            for grip_id in evidence.grip_ids:
-                for turn in self._turns_of_grip(grip_id):
-                    turns.setdefault(turn.key, turn)
-            ordered = tuple(turns[key] for key in sorted(turns))
-            items.append(RankedItem(evidence.segment_id, ordered))
+            turns = tuple(
+                turn
+                for turn in (self._turn(event_id) for event_id in sorted(evidence.event_ids))
+                if turn is not None
+            )
+            items.append(RankedItem(evidence.segment_id, turns))
         return items
 
     def close(self) -> None:

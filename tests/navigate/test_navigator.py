@@ -437,9 +437,11 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
     assert list(data["evidence"][0]) == [
         "segment_id",
         "segment_title",
+        "kind",
         "text",
         "field",
         "grip_ids",
+        "event_ids",
         "score",
         "matched_terms",
         "start_time",

@@ -11,6 +11,7 @@ import pytest
 import tocsearch
 from tocsearch.build import TocBuilder
 from tocsearch.converter import from_dict
+from tocsearch.examples import ExampleQuestion, load_example_questions
 from tocsearch.models import Event
 from tocsearch.navigate import Navigator
 from tocsearch.storage import InMemoryStorage
@@ -76,12 +77,8 @@ QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("what did we do yesterday?", ("2026-04-06-migration-families", "2026-04-06-rotation-flag")),
     ("flaky tests last week", ("2026-03-31-ci-port-again",)),
-]
-
-# Questions whose answer the walk misses today, kept so the gap stays visible: term coverage
-# weighs "path" or "go" as much as "postgres" or "cutover", and the extractive summary of the
-# incident segment does not carry its number.
-KNOWN_MISSES: list[tuple[str, tuple[str, ...]]] = [
+    # Once missed because every term weighed the same: "path" or "go" as much as "postgres" or
+    # "cutover", and the incident number is in no summary, only in the events.
     ("Which Postgres upgrade path did we decide on?", ("2026-01-20-pg-decision",)),
     ("what caused incident 2291?", ("2026-02-17-incident-2291", "2026-02-18-incident-postmortem")),
     ("how did the database cutover go?", ("2026-03-07-cutover",)),
@@ -103,10 +100,23 @@ def test_example_question_finds_an_answer_segment(
     assert _answers(example, question, sessions)
 
 
-@pytest.mark.parametrize(("question", "sessions"), KNOWN_MISSES, ids=[q for q, _ in KNOWN_MISSES])
-@pytest.mark.xfail(strict=True, reason="unweighted term coverage; see KNOWN_MISSES")
-def test_known_misses_stay_visible(
-    example: Example, question: str, sessions: tuple[str, ...]
-) -> None:
-    """These questions are not yet answered; a pass here means the walk improved."""
-    assert _answers(example, question, sessions)
+def _cites_an_answer_event(example: Example, question: ExampleQuestion) -> bool:
+    result = Navigator(example.storage, now=question.now).navigate(question.question)
+    assert result.tokens_used <= result.token_budget
+    cited = {event_id for item in result.evidence for event_id in item.event_ids}
+    return bool(cited & set(question.event_ids))
+
+
+# How many of the 24 bundled questions must cite an answer event. Misses (with the summaries
+# of the builder at the time of writing): the answer comes several turns after the line that
+# names the topic ("how long did the backfill take", "Jonas's first pull request", "what
+# caused the 502s"), the question shares no word with the answer ("what broke in CI":
+# "toomanyrequests"), or a time-only question lists statements rather than the opening event.
+CITED_AT_LEAST = 15
+
+
+def test_bundled_questions_cite_an_answer_event(example: Example) -> None:
+    """Most bundled questions cite one of their answer events among the evidence."""
+    questions = load_example_questions()
+    missed = [q.question for q in questions if not _cites_an_answer_event(example, q)]
+    assert len(questions) - len(missed) >= CITED_AT_LEAST, missed

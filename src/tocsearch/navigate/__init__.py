@@ -3,6 +3,7 @@
 from tocsearch.navigate.navigator import Navigator
 from tocsearch.navigate.result import (
     Evidence,
+    EvidenceKind,
     NavigationResult,
     NavigationStep,
     StepMatch,
@@ -12,6 +13,7 @@ from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 
 __all__ = [
     "Evidence",
+    "EvidenceKind",
     "NavigationResult",
     "NavigationStep",
     "Navigator",

@@ -2,7 +2,8 @@
 
 Questions carry words that say nothing about the topic ("what did we discuss about ...");
 left in, they dilute every term-overlap score and match everywhere. Stems let "tokens" find
-"token" and "debugging" find "debugged", because node text is matched by substring.
+"token" and "debugging" find "debugged", because a term matches at the start of a word and may
+carry a few more letters (:mod:`tocsearch.navigate._weights`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"\w[\w.+#/-]*\w|\w")
 # Longest suffix first, each with the shortest stem it may leave ("bugs" -> "bug", but "using"
 # stays). A stem is a prefix of the word, so stripping only ever widens a substring match.
+_ACRONYM_LENGTH = 2
 _SUFFIXES = (("ing", 4), ("ies", 4), ("es", 4), ("ed", 4), ("s", 3))
 
 
@@ -42,20 +44,26 @@ def _stem(word: str) -> str:
             if suffix == "s" and stem.endswith("s"):
                 return word  # "class", "process": no plural to strip
             return stem
+    if word.endswith("e") and len(word) >= 6:
+        # "decide" -> "decid" finds "decided", "decision"; "update" finds "updating".
+        return word[:-1]
     return word
 
 
 def topic_terms(topic: str) -> tuple[str, ...]:
-    """The search terms of a topic: case-folded content words of at least three characters,
-    stemmed, each kept once in first-seen order.
+    """The search terms of a topic: case-folded content words of at least three characters
+    (two for an upper-case acronym such as "CI"), stemmed, each kept once in first-seen order.
 
     >>> topic_terms("What did we discuss about JWT tokens?")
     ('jwt', 'token')
     """
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(topic.casefold()):
-        word = match[0].strip(".-/")
-        if len(word) < MIN_TERM_LENGTH or word in STOPWORDS:
+    for match in _WORD.finditer(topic):
+        original = match[0].strip(".-/")
+        word = original.casefold()
+        # Terms match at word starts, so a short acronym ("CI", "DB") is specific enough.
+        acronym = len(original) == _ACRONYM_LENGTH and original.isupper() and original.isalpha()
+        if (len(word) < MIN_TERM_LENGTH and not acronym) or word in STOPWORDS:
             continue
         seen.setdefault(_stem(word), None)
     return tuple(seen)

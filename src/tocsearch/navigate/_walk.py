@@ -20,16 +20,19 @@ import attrs
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._events import EventHit
 from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
 from tocsearch.navigate.result import (
     Evidence,
+    EvidenceKind,
     NavigationStep,
     StepMatch,
     StepPhase,
     node_label,
 )
 from tocsearch.navigate.timehints import TimeRange
-from tocsearch.search import SearchField, SearchNodeResult, rank_nodes, term_overlap_score
+from tocsearch.search import SearchField
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["Walk", "WalkLimits"]
@@ -82,26 +85,37 @@ class Walk:
         terms: tuple[str, ...],
         limits: WalkLimits,
         meter: TokenMeter,
+        *,
+        greps: bool = False,
     ) -> None:
         self.storage = storage
         self.terms = terms
-        self.query = " ".join(terms)
+        self.matcher = TermMatcher(terms)
         self.limits = limits
         self.meter = meter
         self.steps: list[NavigationStep] = []
         self.evidence: dict[tuple[str, str], Evidence] = {}
         self.segment_coverage: dict[str, float] = {}
+        self.segments: dict[str, TocNode] = {}
+        self.hits: list[EventHit] = []
         self.seen: set[str] = set()
         self.opened: set[str] = set()
         self.iterations = 0
         self.halted: str | None = None
         self._order = itertools.count()
+        # With events to grep, the last search of a topical walk is kept for them, and matched
+        # segments are not the answer yet: only the grep may draw on the reserve. Without
+        # events, matched segments are the answer and their matches may.
+        self.greps = greps and bool(terms)
+        self.walk_iterations = limits.max_iterations - (
+            1 if self.greps and limits.max_iterations > 1 else 0
+        )
 
     # -- outcome -------------------------------------------------------------------------------
-    def ranked_evidence(self) -> tuple[Evidence, ...]:
-        """The evidence best first (score, then the segment's coverage, then the newest),
-        at most ``max_evidence`` items."""
-        ordered = sorted(
+    def bullet_ranking(self) -> list[Evidence]:
+        """The statements collected from segments, best first (score, then the segment's
+        coverage, then the newest)."""
+        return sorted(
             self.evidence.values(),
             key=lambda item: (
                 -item.score,
@@ -110,22 +124,22 @@ class Walk:
                 item.segment_id,
             ),
         )
-        return tuple(ordered[: self.limits.max_evidence])
 
     def full_segments(self) -> int:
         """How many segments hold every term."""
         return sum(1 for value in self.segment_coverage.values() if value >= _FULL)
 
     def best_score(self) -> float:
-        """The best evidence score so far, 0.0 without evidence."""
-        return max((item.score for item in self.evidence.values()), default=0.0)
+        """The best share of the terms a collected segment holds, 0.0 before any."""
+        return max(self.segment_coverage.values(), default=0.0)
 
     def enough(self) -> bool:
         """Whether the evidence is complete: the item limit is reached."""
         return len(self.evidence) >= self.limits.max_evidence
 
     # -- bookkeeping ---------------------------------------------------------------------------
-    def _halt(self, reason: str) -> None:
+    def halt(self, reason: str) -> None:
+        """Stop the walk for ``reason``; the first reason given is kept."""
         if self.halted is None:
             self.halted = reason
 
@@ -140,7 +154,7 @@ class Walk:
             return
         cost = self.meter.cost(f"{scope}: {reason}")
         if not self.meter.can_read(cost):
-            self._halt(f"token budget of {self.meter.budget} exhausted")
+            self.halt(f"token budget of {self.meter.budget} exhausted")
             return
         self.meter.spend(cost)
         self.steps.append(
@@ -173,13 +187,13 @@ class Walk:
         before the search."""
         if self.halted is not None:
             return None
-        if self.iterations >= self.limits.max_iterations:
-            self._halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
+        if self.iterations >= self.walk_iterations:
+            self.halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
             return None
         header = f"{scope}: searched {len(nodes)} {level.value} nodes"
         cost = self.meter.cost(header)
         if not self.meter.can_read(cost):
-            self._halt(f"token budget of {self.meter.budget} exhausted")
+            self.halt(f"token budget of {self.meter.budget} exhausted")
             return None
         self.iterations += 1
         self.seen.update(node.node_id for node in nodes)
@@ -192,10 +206,10 @@ class Walk:
             if len(reported) >= self.limits.width or item.coverage < floor:
                 break
             line = self.meter.cost(f'{item.node.node_id} {item.node.title}: "{item.text}" 0.00')
-            # Matched segments are the answer itself, so they may draw on the reserve.
-            fits = self.meter.can_return if level is TocLevel.SEGMENT else self.meter.can_read
+            answer = level is TocLevel.SEGMENT and not self.greps
+            fits = self.meter.can_return if answer else self.meter.can_read
             if not fits(cost + line):
-                self._halt(f"token budget of {self.meter.budget} exhausted")
+                self.halt(f"token budget of {self.meter.budget} exhausted")
                 break
             if reported and cost + line - self.meter.cost(header) > share:
                 break
@@ -224,81 +238,101 @@ class Walk:
         return reported
 
     def _score(self, nodes: Sequence[TocNode]) -> list[_Scored]:
+        """The nodes holding any term, best first: by the weighted share of the terms they
+        hold (terms weigh by how rare they are among ``nodes``), then the plain share, then
+        the newest."""
         if not nodes or not self.terms:
             return []
-        by_id = {node.node_id: node for node in nodes}
-        outcome = rank_nodes(nodes, self.query, limit=len(nodes))
-        scored = [self._scored(by_id[result.node_id], result) for result in outcome.results]
+        found = [(node, self._fields(node)) for node in nodes]
+        held = [frozenset().union(*(present for _, _, present in fields)) for _, fields in found]
+        weights = TermWeights(self.terms, held)
+        scored = [
+            self._scored(node, fields, present, weights)
+            for (node, fields), present in zip(found, held, strict=True)
+            if present
+        ]
         scored.sort(
             key=lambda item: (
-                -item.coverage,
                 -item.relevance,
+                -item.coverage,
                 -item.node.start_time.timestamp(),
                 item.node.node_id,
             )
         )
         return scored
 
-    def _scored(self, node: TocNode, result: SearchNodeResult) -> _Scored:
-        texts = [match.text.casefold() for match in result.matches]
-        present = sum(1 for term in self.terms if any(term in text for text in texts))
-        # Among the best-scoring matches, show the most specific text: a bullet over a title,
-        # over a summary that may be all the bullets joined, over a bare keyword.
-        top = result.matches[0].score
-        best = min(
-            (match for match in result.matches if match.score >= top),
-            key=lambda match: _DISPLAY_ORDER.index(match.field),
+    def _fields(self, node: TocNode) -> list[tuple[SearchField, str, frozenset[str]]]:
+        """Each searchable text of a node with the terms it holds, most specific first: the
+        bullets, the title, the summary, the keywords."""
+        texts = [(SearchField.BULLETS, bullet.text) for bullet in node.bullets]
+        texts.append((SearchField.TITLE, node.title))
+        if node.summary:
+            texts.append((SearchField.SUMMARY, node.summary))
+        texts += [(SearchField.KEYWORDS, keyword) for keyword in node.keywords]
+        return [(field, text, self.matcher.present(text)) for field, text in texts]
+
+    def _scored(
+        self,
+        node: TocNode,
+        fields: list[tuple[SearchField, str, frozenset[str]]],
+        present: frozenset[str],
+        weights: TermWeights,
+    ) -> _Scored:
+        # Show the text holding the most weight; among equals the most specific one (the
+        # fields come bullets first).
+        field, text, _ = max(fields, key=lambda entry: weights.share(entry[2]))
+        shown = text if field is not SearchField.KEYWORDS else f"keyword: {text}"
+        return _Scored(
+            node, len(present) / len(self.terms), weights.share(present), field, clip(shown)
         )
-        text = best.text if best.field is not SearchField.KEYWORDS else f"keyword: {best.text}"
-        return _Scored(node, present / len(self.terms), result.relevance_score, best.field, text)
 
     # -- evidence ------------------------------------------------------------------------------
     def collect(self, segment: TocNode, coverage: float) -> None:
-        """Add a matched segment's best bullets (or its summary) to the evidence, as far as the
-        budget allows."""
+        """Keep a matched segment and its best bullets (or its summary) as candidate evidence;
+        the budget is charged only for what is returned in the end."""
         items = self._items(segment)
         if not items:
             return
+        self.segments.setdefault(segment.node_id, segment)
         self.segment_coverage[segment.node_id] = max(
             coverage, self.segment_coverage.get(segment.node_id, 0.0)
         )
         self._add(items)
 
-    def list_segment(self, segment: TocNode) -> bool:
-        """Add a segment's first bullets as evidence of what happened; False when out of budget."""
+    def list_segment(self, segment: TocNode) -> None:
+        """Keep a segment's first bullets as evidence of what happened."""
         bullets = segment.bullets[:_LISTED_BULLETS_PER_SEGMENT]
         items = [
-            self._evidence(segment, bullet.text, SearchField.BULLETS, bullet.grip_ids, 1.0, ())
+            _statement(segment, bullet.text, SearchField.BULLETS, bullet.grip_ids, 1.0, ())
             for bullet in bullets
         ]
         if not items:
             text = segment.summary_text or segment.title
-            items = [self._evidence(segment, text, SearchField.SUMMARY, (), 1.0, ())]
+            items = [_statement(segment, text, SearchField.SUMMARY, (), 1.0, ())]
+        self.segments.setdefault(segment.node_id, segment)
         self.segment_coverage[segment.node_id] = 1.0
-        return self._add(items)
+        self._add(items)
 
-    def _add(self, items: Iterable[Evidence]) -> bool:
+    def _add(self, items: Iterable[Evidence]) -> None:
         for item in items:
-            key = (item.segment_id, item.text)
-            if key in self.evidence:
-                continue
-            grips = " ".join(item.grip_ids)
-            cost = self.meter.cost(f'{item.segment_id} "{item.text}" [{grips}] 0.00')
-            if not self.meter.can_return(cost):
-                self._halt(f"token budget of {self.meter.budget} exhausted")
-                return False
-            self.meter.spend(cost)
-            self.evidence[key] = item
-        return True
+            self.evidence.setdefault((item.segment_id, item.text), item)
 
     def _items(self, segment: TocNode) -> list[Evidence]:
+        """The segment's bullets that hold a term, best first by the weighted share of the
+        terms (weighed among the segment's bullets); else its summary, title or keywords."""
+        present = [self.matcher.present(bullet.text) for bullet in segment.bullets]
+        weights = TermWeights(self.terms, present)
         scored: list[tuple[float, int, Evidence]] = []
-        for position, bullet in enumerate(segment.bullets):
-            score = term_overlap_score(bullet.text, self.terms)
-            if score is not None:
-                matched = self._matched(bullet.text)
-                item = self._evidence(
-                    segment, bullet.text, SearchField.BULLETS, bullet.grip_ids, score, matched
+        for position, (bullet, held) in enumerate(zip(segment.bullets, present, strict=True)):
+            if held:
+                score = weights.share(held)
+                item = _statement(
+                    segment,
+                    bullet.text,
+                    SearchField.BULLETS,
+                    bullet.grip_ids,
+                    score,
+                    self._ordered(held),
                 )
                 scored.append((-score, position, item))
         if scored:
@@ -310,38 +344,23 @@ class Walk:
             (SearchField.TITLE, segment.title),
             (SearchField.KEYWORDS, f"{segment.title} (keywords: {', '.join(segment.keywords)})"),
         ):
-            score = term_overlap_score(text, self.terms) if text else None
-            if score is not None:
+            held = self.matcher.present(text) if text else frozenset()
+            if held:
                 grips = tuple(
                     dict.fromkeys(grip for bullet in segment.bullets for grip in bullet.grip_ids)
                 )[:_MAX_GRIPS_FOR_SUMMARY]
-                return [self._evidence(segment, text, field, grips, score, self._matched(text))]
+                weights = TermWeights(self.terms, [held])
+                return [
+                    _statement(
+                        segment, text, field, grips, weights.share(held), self._ordered(held)
+                    )
+                ]
         return []
 
-    def _matched(self, text: str) -> tuple[str, ...]:
-        folded = text.casefold()
-        return tuple(term for term in self.terms if term in folded)
-
-    @staticmethod
-    def _evidence(
-        segment: TocNode,
-        text: str,
-        field: SearchField,
-        grip_ids: tuple[str, ...],
-        score: float,
-        matched: tuple[str, ...],
-    ) -> Evidence:
-        return Evidence(
-            segment_id=segment.node_id,
-            segment_title=segment.title,
-            text=text,
-            field=field,
-            grip_ids=grip_ids,
-            score=score,
-            matched_terms=matched,
-            start_time=segment.start_time,
-            end_time=segment.end_time,
-        )
+    def _ordered(self, held: Iterable[str]) -> tuple[str, ...]:
+        """``held`` in query order."""
+        found = set(held)
+        return tuple(term for term in self.terms if term in found)
 
     # -- tree access ---------------------------------------------------------------------------
     def children(self, parents: Sequence[TocNode], ranges: Sequence[TimeRange]) -> list[TocNode]:
@@ -544,11 +563,11 @@ class Walk:
         if self.halted is not None:
             return
         if self.iterations >= self.limits.max_iterations:
-            self._halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
+            self.halt(f"stopped after max_iterations={self.limits.max_iterations} searches")
             return
         header = self.meter.cost(f"{scope}: {len(segments)} segments")
         if not self.meter.can_read(header):
-            self._halt(f"token budget of {self.meter.budget} exhausted")
+            self.halt(f"token budget of {self.meter.budget} exhausted")
             return
         self.meter.spend(header)
         self.iterations += 1
@@ -573,13 +592,38 @@ class Walk:
         )
         listed = 0
         for node in ordered:
-            if self.enough() or not self.list_segment(node):
+            if self.enough():
                 break
+            self.list_segment(node)
             listed += 1
         self._annotate(
             f"Listing {listed} of {len(segments)} segments, best summarised first"
             + (f"; stopping: {self.halted}" if self.halted else "")
         )
+
+
+def _statement(
+    segment: TocNode,
+    text: str,
+    field: SearchField,
+    grip_ids: tuple[str, ...],
+    score: float,
+    matched: tuple[str, ...],
+) -> Evidence:
+    """A statement of a segment's summary as evidence; its events are resolved on return."""
+    return Evidence(
+        segment_id=segment.node_id,
+        segment_title=segment.title,
+        kind=EvidenceKind.BULLET,
+        text=text,
+        field=field,
+        grip_ids=grip_ids,
+        event_ids=(),
+        score=score,
+        matched_terms=matched,
+        start_time=segment.start_time,
+        end_time=segment.end_time,
+    )
 
 
 def _inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:

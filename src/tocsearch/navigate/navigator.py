@@ -24,10 +24,17 @@ from datetime import datetime, timedelta, timezone
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._leaf import finish, grep
 from tocsearch.navigate._meter import TokenMeter
 from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._walk import Walk, WalkLimits
-from tocsearch.navigate.result import NavigationResult, StepPhase, node_label
+from tocsearch.navigate.result import (
+    Evidence,
+    EvidenceKind,
+    NavigationResult,
+    StepPhase,
+    node_label,
+)
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
@@ -60,6 +67,8 @@ class Navigator:
         scan_page: how many segments one scanning step reads.
         max_start_nodes: a walk starts at the deepest level where at most this many nodes
             cover the hinted period.
+        max_events: at most this many raw events are read in the final step, which greps the
+            events of the chosen segments (then of the period's other segments, newest first).
 
     Raises:
         InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
@@ -79,6 +88,7 @@ class Navigator:
         max_evidence: int = 10,
         scan_page: int = 500,
         max_start_nodes: int = 3,
+        max_events: int = 2000,
     ) -> None:
         if now is not None and (
             not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None
@@ -91,6 +101,7 @@ class Navigator:
         self.token_budget = _positive("token_budget", token_budget)
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
         self.max_start_nodes = _positive("max_start_nodes", max_start_nodes)
+        self.max_events = _positive("max_events", max_events)
         self.limits = WalkLimits(
             max_iterations=_positive("max_iterations", max_iterations),
             threshold=float(threshold),
@@ -110,15 +121,22 @@ class Navigator:
         now = self.now if self.now is not None else datetime.now(timezone.utc)
         hints = parse_time_hints(query, now)
         terms = topic_terms(hints.topic)
-        meter = TokenMeter(self.token_budget, self.estimator, reserve=self.token_budget // 4)
-        walk = Walk(self.storage, terms, self.limits, meter)
+        # The reserve is what the walk leaves for the answer: the grep of the events and the
+        # evidence when there are events, the evidence alone otherwise.
+        greps = bool(terms) and self.storage.count_events() > 0
+        reserve = self.token_budget // 2 if greps else self.token_budget // 4
+        meter = TokenMeter(self.token_budget, self.estimator, reserve=reserve)
+        walk = Walk(self.storage, terms, self.limits, meter, greps=greps)
         if terms:
             where = self._topical(walk, hints)
-            summary = _topical_summary(walk, where)
+            ranges = _searched_ranges(hints.ranges, where)
+            grep(walk, ranges, max_events=self.max_events, where=_where(ranges))
+            evidence = finish(walk)
+            summary = _topical_summary(walk, evidence, where)
         else:
             summary = self._time_only(walk, hints, now)
+            evidence = finish(walk)
         partial = walk.halted is not None
-        evidence = walk.ranked_evidence()
         reason = summary
         if walk.halted is not None:
             reason = f"{walk.halted}; {summary}"
@@ -264,10 +282,26 @@ def _segments_in(storage: Storage, ranges: Sequence[TimeRange]) -> list[TocNode]
     return list(found.values())
 
 
-def _topical_summary(walk: Walk, where: str) -> str:
-    segments = len({item.segment_id for item in walk.ranked_evidence()})
+def _searched_ranges(ranges: tuple[TimeRange, ...], where: str) -> tuple[TimeRange, ...]:
+    """The period the evidence came from: the hinted one, its neighbours, or everything."""
+    if where == "adjacent":
+        return tuple(span.widened() for span in ranges)
+    if where == "broadened":
+        return ()
+    return ranges
+
+
+def _where(ranges: Sequence[TimeRange]) -> str:
+    if not ranges:
+        return "in the whole history"
+    return "in " + ", ".join(span.label() for span in ranges)
+
+
+def _topical_summary(walk: Walk, evidence: Sequence[Evidence], where: str) -> str:
+    segments = len({item.segment_id for item in evidence})
     if segments == 0:
         return "no segment matches the query"
+    events = sum(1 for item in evidence if item.kind is EvidenceKind.EVENT)
     full = walk.full_segments()
     if full:
         found = f"found {full} segment{'s' if full != 1 else ''} containing every term"
@@ -276,6 +310,8 @@ def _topical_summary(walk: Walk, where: str) -> str:
             f"found {segments} segment{'s' if segments != 1 else ''} with at best "
             f"{walk.best_score():.0%} of the terms"
         )
+    if events:
+        found += f"; cited {events} matching event{'s' if events != 1 else ''}"
     if where == "adjacent":
         return found + ", in the periods next to the one asked about"
     if where == "broadened":

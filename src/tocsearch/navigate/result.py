@@ -22,6 +22,7 @@ from tocsearch.search import SearchField
 
 __all__ = [
     "Evidence",
+    "EvidenceKind",
     "NavigationResult",
     "NavigationStep",
     "StepMatch",
@@ -47,17 +48,34 @@ class StepPhase(str, enum.Enum):
     """Segments read directly, newest first, because summaries above them did not match."""
     LIST = "list"
     """Segments listed for a query that names a time and no topic."""
+    GREP = "grep"
+    """The raw events of the best segments (and, when those were weak, of the period) searched
+    line by line for the exact evidence."""
+
+
+class EvidenceKind(str, enum.Enum):
+    """What an evidence item quotes."""
+
+    BULLET = "bullet"
+    """A statement of a segment's summary: a bullet, or its summary, title or keywords."""
+    EVENT = "event"
+    """A raw event (a message, a tool result) that matched the query itself."""
 
 
 @attrs.frozen
 class StepMatch:
-    """A node that matched in a step: its share of the query terms and its best matching text."""
+    """A node that matched in a step: its share of the query terms and its best matching text.
+
+    In a ``grep`` step a match is an event: ``event_id`` names it, ``node_id`` and ``title``
+    are its segment's, ``field`` is None and ``text`` is the event's text, clipped.
+    """
 
     node_id: str
     title: str
     score: float
-    field: SearchField
+    field: SearchField | None
     text: str
+    event_id: str | None = None
 
 
 @attrs.frozen
@@ -84,19 +102,29 @@ class NavigationStep:
 
 @attrs.frozen
 class Evidence:
-    """A statement from a segment that answers the query, with the grips that prove it.
+    """An event or a statement from a segment that answers the query, with what proves it.
 
-    ``score`` is the share of the query terms in ``text`` (1.0 for every item of a time-only
-    query, where the period is the whole question); ``matched_terms`` are those terms.
-    ``field`` says where the text came from: a bullet, or the segment's summary or title when
-    no single bullet matched (then ``grip_ids`` are those of the segment's bullets).
+    ``kind`` says what the item quotes. An ``EVENT`` item is one raw event: ``text`` is its
+    full text, ``event_ids`` names it, ``grip_ids`` are the grips of its segment whose range
+    holds it (possibly none), ``field`` is None and the times are the event's. A ``BULLET``
+    item is a statement of the segment's summary: ``field`` says where the text came from (a
+    bullet, or the summary, title or keywords when no single bullet matched; then
+    ``grip_ids`` are those of the segment's bullets), ``event_ids`` are the events of its
+    grips' ranges and the times are the segment's.
+
+    ``score`` is the weighted share of the query terms the item holds, rare terms weighing
+    more (1.0 for every item of a time-only query, where the period is the whole question);
+    an event's score also counts a strongly matching neighbour and its segment's relevance.
+    ``matched_terms`` are the terms in ``text``.
     """
 
     segment_id: str
     segment_title: str
+    kind: EvidenceKind
     text: str
-    field: SearchField
+    field: SearchField | None
     grip_ids: tuple[str, ...]
+    event_ids: tuple[str, ...]
     score: float
     matched_terms: tuple[str, ...]
     start_time: datetime
@@ -172,9 +200,7 @@ class NavigationResult:
                 f"({first.start_time:%Y-%m-%d %H:%M} UTC)"
             )
             for item in items:
-                grips = " ".join(f"[{grip}]" for grip in item.grip_ids) or "[no grip]"
-                source = "" if item.field is SearchField.BULLETS else f" ({item.field.value})"
-                lines.append(f'- "{item.text}" {grips} (score: {item.score:.2f}){source}')
+                lines.append(_evidence_line(item))
             lines.append("")
         if lines[-1] != "":
             lines.append("")
@@ -183,9 +209,25 @@ class NavigationResult:
             f"_{status}: {self.reason} ({self.iterations} searches, {self.nodes_visited} nodes, "
             f"{self.tokens_used} of {self.token_budget} tokens)_"
         )
-        if any(item.grip_ids for item in self.evidence):
+        if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
+            lines += ["", "Expand an event or a grip to see the conversation around it."]
+        elif any(item.grip_ids for item in self.evidence):
             lines += ["", "Expand a grip to see the full conversation behind a statement."]
         return "\n".join(lines) + "\n"
+
+
+def _evidence_line(item: Evidence) -> str:
+    """One Markdown line: a quoted event with its time and id, or a statement with its grips."""
+    grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
+    if item.kind is EvidenceKind.EVENT:
+        cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
+        refs = f"{cited} {grips}".rstrip()
+        return (
+            f'- {item.start_time:%Y-%m-%d %H:%M} "{_clip(item.text, _EVENT_DISPLAY)}" {refs} '
+            f"(score: {item.score:.2f})"
+        )
+    source = "" if item.field in (SearchField.BULLETS, None) else f" ({item.field.value})"
+    return f'- "{item.text}" {grips or "[no grip]"} (score: {item.score:.2f}){source}'
 
 
 def node_label(node_id: str) -> str:
@@ -204,7 +246,10 @@ def node_label(node_id: str) -> str:
 
 
 def _step_lines(step: NavigationStep) -> list[str]:
-    noun = f"{step.level.value} node" + ("" if step.searched == 1 else "s")
+    if step.phase is StepPhase.GREP:
+        noun = "event" + ("" if step.searched == 1 else "s")
+    else:
+        noun = f"{step.level.value} node" + ("" if step.searched == 1 else "s")
     lines = [f"{step.number}. **{step.scope}** - Searched {step.searched} {noun}"]
     for match in step.matches[:3]:
         lines.append(f'   - Matched: "{_clip(match.text)}" (score: {match.score:.2f})')
@@ -214,6 +259,11 @@ def _step_lines(step: NavigationStep) -> list[str]:
         lines.append("   - No match")
     lines.append(f"   - {step.reason}")
     return lines
+
+
+# Characters of an event shown in Markdown; the full text is in the JSON form and is what the
+# token budget counted.
+_EVENT_DISPLAY = 300
 
 
 def _clip(text: str, limit: int = 100) -> str:

@@ -1,0 +1,104 @@
+"""Term matching and weighting for the navigator's own ranking.
+
+Every step of a walk compares a handful of candidates (the children of a node, the events of a
+few segments). A term that most candidates hold cannot tell them apart, so terms weigh by how
+rare they are *among the candidates being compared*: an inverse document frequency computed on
+the fly, with no index. "Postgres" in one segment out of twenty outweighs "path" in twelve.
+
+Terms match at the start of a word and may carry up to three more letters ("token" finds
+"tokens", "debugg" finds "debugging"), so "car" does not find "Caroline" and "art" does not
+find "start". Terms that are not plain words (numbers, "node.js", "adr-0021") match whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+__all__ = ["SHOWN_CHARACTERS", "TermMatcher", "TermWeights", "clip"]
+
+SHOWN_CHARACTERS = 160
+"""How much of a matching text a step shows (and is charged for); evidence is returned whole."""
+
+# How many letters a text word may add after a term's stem: "ing", "ies", "ed", "s" and the
+# like, but not a different word that merely starts the same way.
+_SUFFIX_LETTERS = 3
+
+
+class TermMatcher:
+    """Finds which of a fixed set of terms a text holds, and how often.
+
+    Runtime complexity: one regular-expression pass over the text, O(c) for c characters.
+    """
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        self.terms = tuple(dict.fromkeys(terms))
+        # Longer terms first, so "tokenizer" is tried before "token" at the same position.
+        order = sorted(range(len(self.terms)), key=lambda index: -len(self.terms[index]))
+        self._group_term: dict[int, str] = {}
+        pieces: list[str] = []
+        for group, index in enumerate(order, start=1):
+            term = self.terms[index]
+            tail = rf"\w{{0,{_SUFFIX_LETTERS}}}" if term.isalpha() else ""
+            pieces.append(f"({re.escape(term)}){tail}")
+            self._group_term[group] = term
+        self._pattern = (
+            re.compile(r"(?<!\w)(?:" + "|".join(pieces) + r")(?!\w)") if pieces else None
+        )
+
+    def counts(self, text: str) -> dict[str, int]:
+        """How often each term occurs in ``text`` (case-insensitively); absent terms are left
+        out."""
+        found: dict[str, int] = {}
+        if self._pattern is None:
+            return found
+        for match in self._pattern.finditer(text.casefold()):
+            group = match.lastindex
+            if group is not None:
+                term = self._group_term[group]
+                found[term] = found.get(term, 0) + 1
+        return found
+
+    def present(self, text: str) -> frozenset[str]:
+        """The terms that occur in ``text``."""
+        return frozenset(self.counts(text))
+
+
+class TermWeights:
+    """Inverse document frequencies of terms over one set of candidates.
+
+    ``idf(t) = ln(1 + (n + 1) / (df(t) + 0.5))`` for n candidates of which df(t) hold t: always
+    positive, so a term every candidate holds still counts a little, and highest for a term
+    only one candidate holds. A term no candidate holds gets the highest weight of all; it
+    lowers every candidate's share alike and so never changes an order.
+    """
+
+    def __init__(self, terms: Sequence[str], holders: Iterable[Iterable[str]]) -> None:
+        self.terms = tuple(dict.fromkeys(terms))
+        frequency = dict.fromkeys(self.terms, 0)
+        total = 0
+        for held in holders:
+            total += 1
+            for term in set(held):
+                if term in frequency:
+                    frequency[term] += 1
+        self.candidates = total
+        self.frequency: Mapping[str, int] = frequency
+        self.weight: Mapping[str, float] = {
+            term: math.log(1.0 + (total + 1) / (count + 0.5)) for term, count in frequency.items()
+        }
+        self.total = sum(self.weight.values())
+
+    def share(self, present: Iterable[str]) -> float:
+        """The weighted share of the terms in ``present``, in [0, 1]."""
+        if self.total <= 0.0:
+            return 0.0
+        held = set(present)
+        return sum(weight for term, weight in self.weight.items() if term in held) / self.total
+
+
+def clip(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
