@@ -19,6 +19,7 @@ from tocsearch.errors import (
     StoreClosed,
     StoreCorrupted,
     StoreLocked,
+    StoreReadOnly,
     TocsearchError,
 )
 
@@ -31,6 +32,7 @@ PARENTS: dict[type[Exception], tuple[type[BaseException], ...]] = {
     EventNotFound: (NotFound, TocsearchError, KeyError),
     StorageError: (TocsearchError, OSError),
     StoreLocked: (StorageError, OSError),
+    StoreReadOnly: (StorageError, OSError),
     StoreClosed: (StorageError, OSError),
     StoreCorrupted: (StorageError, OSError),
     ImportFailed: (TocsearchError, ValueError),

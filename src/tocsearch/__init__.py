@@ -28,6 +28,7 @@ from tocsearch.errors import (
     StoreClosed,
     StoreCorrupted,
     StoreLocked,
+    StoreReadOnly,
     TocsearchError,
 )
 from tocsearch.importers import ImportProblem, ImportResult, load_events
@@ -35,6 +36,7 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
 from tocsearch.navigate import (
     Evidence,
+    EvidenceKind,
     NavigationResult,
     NavigationStep,
     Navigator,
@@ -67,7 +69,7 @@ from tocsearch.service import (
     SearchNodeRequest,
     SearchNodeResponse,
 )
-from tocsearch.storage import InMemoryStorage, Storage
+from tocsearch.storage import InMemoryStorage, JsonDirStorage, ShelveStorage, Storage
 from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
 from tocsearch.tools import AgentTools
 
@@ -84,6 +86,7 @@ __all__ = [
     "EventRole",
     "EventType",
     "Evidence",
+    "EvidenceKind",
     "ExpandEventRequest",
     "ExpandEventResponse",
     "ExpandGripRequest",
@@ -98,6 +101,7 @@ __all__ = [
     "IngestReport",
     "InvalidArgument",
     "InvalidId",
+    "JsonDirStorage",
     "MemoryService",
     "NavigationResult",
     "NavigationStep",
@@ -112,6 +116,7 @@ __all__ = [
     "SearchNodeRequest",
     "SearchNodeResponse",
     "SearchNodeResult",
+    "ShelveStorage",
     "StepMatch",
     "StepPhase",
     "Storage",
@@ -119,6 +124,7 @@ __all__ = [
     "StoreClosed",
     "StoreCorrupted",
     "StoreLocked",
+    "StoreReadOnly",
     "Summarizer",
     "Summary",
     "SummaryBullet",

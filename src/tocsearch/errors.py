@@ -12,6 +12,7 @@ Every error is a :class:`TocsearchError`; where a builtin fits, an error also in
     │   └── EventNotFound
     ├── StorageError (OSError)              a store could not be read or written
     │   ├── StoreLocked                     another writer holds the store
+    │   ├── StoreReadOnly                   a write to a store opened read-only
     │   ├── StoreClosed                     the store was used after close()
     │   └── StoreCorrupted                  check() or a read found broken data
     └── ImportFailed (ValueError)           an input file could not be imported
@@ -31,6 +32,7 @@ __all__ = [
     "StoreClosed",
     "StoreCorrupted",
     "StoreLocked",
+    "StoreReadOnly",
     "TocsearchError",
 ]
 
@@ -73,6 +75,10 @@ class StorageError(TocsearchError, OSError):
 
 class StoreLocked(StorageError):
     """Another process holds the store's writer lock."""
+
+
+class StoreReadOnly(StorageError):
+    """A write was attempted on a store opened with ``readonly=True``."""
 
 
 class StoreClosed(StorageError):

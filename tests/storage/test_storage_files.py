@@ -22,6 +22,7 @@ from tocsearch.errors import (
     StorageError,
     StoreCorrupted,
     StoreLocked,
+    StoreReadOnly,
 )
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
@@ -146,9 +147,9 @@ def test_reader_sees_durable_records_and_refuses_writes(backend: str, tmp_path: 
         writer.put_node(_node("toc:year:2026", TocLevel.YEAR))
         with open_file_store(backend, path, readonly=True) as reader:
             assert [node.node_id for node in reader.get_toc_root()] == ["toc:year:2026"]
-            with pytest.raises(StorageError, match="read-only"):
+            with pytest.raises(StoreReadOnly, match="read-only"):
                 reader.put_node(_node("toc:year:2025", TocLevel.YEAR))
-            with pytest.raises(StorageError, match="read-only"):
+            with pytest.raises(StoreReadOnly, match="read-only"):
                 reader.delete_node("toc:year:2026")
             writer.put_node(_node("toc:year:2025", TocLevel.YEAR, _T0 - timedelta(days=400)))
             reader.refresh()

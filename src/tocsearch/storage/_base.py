@@ -187,7 +187,8 @@ class IndexedStorage(abc.ABC):
 
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_open()
-        self._erase_grip(grip_id)
+        if isinstance(grip_id, str) and grip_id:
+            self._erase_grip(grip_id)
 
     def iter_grip_ids(self) -> Iterator[str]:
         self._ensure_open()

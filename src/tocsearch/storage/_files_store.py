@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tocsearch.errors import StorageError
+from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._base import IndexedStorage
 from tocsearch.storage._files import read_bytes, write_atomically
@@ -97,9 +97,9 @@ def write_marker(directory: Path, store_format: str) -> None:
     write_atomically([(directory / MARKER_NAME, body)])
 
 
-def read_only_error(directory: Path, action: str) -> StorageError:
+def read_only_error(directory: Path, action: str) -> StoreReadOnly:
     """The error a write to a store opened with ``readonly=True`` raises."""
-    return StorageError(
+    return StoreReadOnly(
         f"cannot {action}: store {str(directory)!r} is open read-only (readonly=True)"
     )
 
