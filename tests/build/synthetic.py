@@ -1,5 +1,5 @@
 """Synthetic but realistic coding-session histories, seeded and deterministic, for tests and for
-measuring ingest speed (``python tests/build/bench_ingest.py``)."""
+measuring ingest speed (``python benchmarks/bench_ingest.py``)."""
 
 from __future__ import annotations
 

@@ -54,6 +54,7 @@ class _Candidate:
     keys: tuple[str, ...]
     size: int
     support: int = 1
+    factor: float = 1.0  # more for a decision, finding or cause; less for a question
 
 
 @attrs.frozen
@@ -160,17 +161,14 @@ def _bullets(
         gained = sum(
             words.get(key, 0.1) * (_COVERED if key in covered else 1.0) for key in candidate.keys
         )
-        score = gained / math.sqrt(max(candidate.size, 8))
-        if _STATEMENT_CUES.search(candidate.text):
-            score *= 1.25
-        if candidate.text.rstrip().endswith("?"):
-            score *= 0.7
+        score = gained / math.sqrt(max(candidate.size, 8)) * candidate.factor
         score *= (1.0 + 0.5 * (candidate.support - 1)) * 0.5 ** picks_per_child.get(
             candidate.child, 0
         )
         return score, -candidate.child, -candidate.index
 
-    pool = list(candidates)
+    # Coverage only lowers a value, so the best picks come from the best at the start.
+    pool = sorted(candidates, key=value, reverse=True)[: max(40, 4 * wanted)]
     while pool and len(chosen) < wanted:
         best = max(pool, key=value)
         pool.remove(best)
@@ -202,8 +200,18 @@ def _candidates(summaries: Sequence[Summary], extra: frozenset[str]) -> list[_Ca
                 continue
             found = _terms.tokens(bullet.text)
             keys = _phrasing.content_keys(found, extra)
+            factor = 1.25 if _STATEMENT_CUES.search(bullet.text) else 1.0
+            if bullet.text.rstrip().endswith("?"):
+                factor *= 0.7
             merged[folded] = _Candidate(
-                child, index, bullet.text, dict.fromkeys(bullet.grip_ids), keys, len(found)
+                child,
+                index,
+                bullet.text,
+                dict.fromkeys(bullet.grip_ids),
+                keys,
+                len(found),
+                1,
+                factor,
             )
     candidates = list(merged.values())
     substantial = [candidate for candidate in candidates if candidate.size >= _MIN_WORDS]

@@ -25,7 +25,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -49,12 +49,13 @@ _TF_POWER = 0.7  # a term met n times weighs n**0.7 times one met once
 _COVERED = 0.3  # weight left to a term that an earlier bullet already covers
 _SAME_TOPIC = 0.6  # Jaccard overlap of terms above which two bullets say the same thing
 _TITLE_SOURCES = 6  # how many top sentences are scanned for title phrases
-_PHRASE_SOURCES = 12  # how many top sentences are scanned for recurring phrases
+_PHRASE_SOURCES = 10  # how many top sentences are scanned for recurring phrases
 _PICK_POOL = 25  # how many top sentences compete for bullets
 _DENSE = 10  # how many of the densest events offer their sentences as bullets
 _PER_EVENT = 10_000  # sentence order numbers: event position * this + sentence position
 _PHRASE_MAX = 3
-_PHRASE_BREAK = re.compile(r"[^\w\s'’./\-]+|\s[-–—]\s")
+# Tokens, and the punctuation (or a dash between spaces) that breaks a phrase between them.
+_TOKENS_AND_BREAKS = re.compile(r"(\w+(?:['’./\-]\w+)*)|([^\w\s'’./\-]+|\s[-–—]\s)")
 _SUMMARY_CHARS = 300
 _MIN_WORDS = 4  # shorter sentences ("Merged.") are bullets only when nothing else is said
 # Sentences that report a decision, a finding, a cause or a fix carry the story of a segment.
@@ -89,6 +90,7 @@ class _Sentence:
     role_weight: float
     evidence: bool  # a tool invocation or tool output
     score: float = 0.0
+    factor: float = 1.0  # see _statement_factor; set once for the sentences that compete
 
 
 @attrs.frozen
@@ -143,7 +145,8 @@ class ExtractiveSummarizer:
         key_of = _phrasing.key_cache(self.extra_stopwords)
         sentences = _sentences(sorted(dense, key=lambda d: d.order), key_of)
         for sentence in sentences:
-            sentence.score = _score(sentence, weights, {}) * _statement_factor(sentence)
+            sentence.factor = _statement_factor(sentence)
+            sentence.score = _score(sentence, weights, {}) * sentence.factor
         ranked = sorted(sentences, key=lambda s: (-s.score, s.order))
         chosen = self._pick(ranked, weights, wanted)
         bullets = tuple(
@@ -153,9 +156,10 @@ class ExtractiveSummarizer:
             )
             for s in sorted(chosen, key=lambda s: s.order)
         )
-        phrases = _phrase_counts(ranked[:_PHRASE_SOURCES], key_of, analysis.tools)
+        found = [_phrases(s.text, key_of, analysis.tools) for s in ranked[:_PHRASE_SOURCES]]
+        phrases = _phrase_counts(found)
         keywords = self._keywords(analysis, phrases)
-        title = self._title(ranked[:_TITLE_SOURCES], phrases, analysis, key_of)
+        title = self._title(_phrase_counts(found[:_TITLE_SOURCES]), phrases, analysis)
         return Summary(
             title=title,
             bullets=bullets,
@@ -265,7 +269,7 @@ class ExtractiveSummarizer:
             _, order, best = heapq.heappop(heap)
             if order not in fresh:
                 fresh.add(order)
-                score = _score(best, weights, covered) * _statement_factor(best)
+                score = _score(best, weights, covered) * best.factor
                 heapq.heappush(heap, (-score, order, best))
                 continue
             folded = _terms.clean_sentence(best.text).casefold()
@@ -317,16 +321,14 @@ class ExtractiveSummarizer:
 
     def _title(
         self,
-        sources: Sequence[_Sentence],
+        counts: dict[tuple[str, ...], int],
         recurring: dict[tuple[str, ...], int],
         analysis: _Analysis,
-        key_of: dict[str, str],
     ) -> str:
         """Five to ten words: the heaviest key phrases of the top sentences that share no
         term, heavier when they recur among more top sentences; file names, numbers on their
         own and tool names never make a title."""
         weights, forms, tools = analysis.weights, analysis.forms, analysis.tools
-        counts = _phrase_counts(sources, key_of, tools)
         for phrase in counts:
             counts[phrase] = recurring.get(phrase, counts[phrase])
         # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
@@ -338,11 +340,10 @@ class ExtractiveSummarizer:
             for phrase, count in counts.items()
         }
         ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
-        named = {
-            phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
-            for phrase in ordered[:40]
-        }
-        title = _phrasing.join_title(ordered[:40], named)
+        named = _LazyNames(
+            lambda phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
+        )
+        title = _phrasing.join_title(ordered, named)
         if title:
             return title
         usable = [key for key in weights if _terms.is_keyword(key) and key not in tools]
@@ -476,41 +477,82 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     return found_sentences
 
 
-def _phrase_counts(
-    sentences: Sequence[_Sentence], key_of: dict[str, str], tools: frozenset[str]
-) -> dict[tuple[str, ...], int]:
-    """How many times each title phrase occurs in some sentences."""
+def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> dict[tuple[str, ...], int]:
+    """How many times each phrase occurs in some sentences' phrase lists."""
     counts: dict[tuple[str, ...], int] = {}
-    for sentence in sentences:
-        for phrase in _phrases(sentence.text, key_of, tools):
+    for phrases in found:
+        for phrase in phrases:
             counts[phrase] = counts.get(phrase, 0) + 1
     return counts
+
+
+class _LazyNames(Mapping[tuple[str, ...], str]):
+    """Phrase display names, made only for the phrases a title looks at."""
+
+    def __init__(self, make: Callable[[tuple[str, ...]], str]) -> None:
+        self._make = make
+        self._made: dict[tuple[str, ...], str] = {}
+
+    def __getitem__(self, phrase: tuple[str, ...]) -> str:
+        name = self._made.get(phrase)
+        if name is None:
+            name = self._made[phrase] = self._make(phrase)
+        return name
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter(self._made)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+
+_USABLE, _NUMBER, _BREAK = 1, 2, 0
+_TITLE_KINDS: dict[str, int] = {}  # token -> how it may stand in a title phrase
+
+
+def _title_kind(token: str) -> int:
+    """Whether a content token can be a title word, only a number after a name, or breaks a
+    run (a path, a tool name, a unit or calendar word)."""
+    key = _terms.term_key(token)
+    if _terms.is_pathlike(token):
+        return _BREAK
+    if _terms.is_number(key):
+        return _NUMBER
+    return _USABLE if _terms.is_keyword(key) else _BREAK
 
 
 def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[tuple[str, ...]]:
     """Runs of one to three adjacent title words of a sentence, as term keys. Punctuation
     other than the inner marks of a token, a dash between spaces, a file name, a tool name or
-    a non-content word break a run; a number may only follow a name ("Postgres 16")."""
+    a non-content word break a run; a number may only follow a name ("Postgres 16"), and no
+    phrase starts with one."""
     found: list[tuple[str, ...]] = []
-    findall = _terms.TOKEN_PATTERN.findall
-    for chunk in _PHRASE_BREAK.split(text):
-        run: list[str] = []
-        previous = ""
-        for token in [*findall(chunk), ""]:
-            key = key_of.get(token, "")
-            usable = bool(key) and key not in tools and not _terms.is_pathlike(token)
-            if usable and _terms.is_number(key):
-                usable = bool(run) and previous[:1].isupper()
-            elif usable:
-                usable = _terms.is_keyword(key)
-            previous = token
-            if usable and key not in run:
-                run.append(key)
-                continue
-            for size in range(1, min(_PHRASE_MAX, len(run)) + 1):
-                for start in range(len(run) - size + 1):
-                    phrase = tuple(run[start : start + size])
-                    if not _terms.is_number(phrase[0]):
-                        found.append(phrase)
-            run = [key] if usable else []
+    findall = _TOKENS_AND_BREAKS.findall
+    kinds = _TITLE_KINDS
+    if len(kinds) > 200_000:
+        kinds.clear()
+    run: list[str] = []
+    numbers: set[int] = set()  # positions in the run that hold a number
+    previous = ""
+    # One pass over tokens and breaks: a break comes back as ("", break), a token as (token, "").
+    for token, _ in [*findall(text), ("", "")]:
+        key = key_of.get(token, "")
+        kind = _BREAK
+        if key and key not in tools:
+            kind = kinds.get(token, -1)
+            if kind < 0:
+                kind = kinds[token] = _title_kind(token)
+        usable = kind == _USABLE or (kind == _NUMBER and bool(run) and previous[:1].isupper())
+        previous = token
+        if usable and key not in run:
+            if kind == _NUMBER:
+                numbers.add(len(run))
+            run.append(key)
+            continue
+        for size in range(1, min(_PHRASE_MAX, len(run)) + 1):
+            for start in range(len(run) - size + 1):
+                if start not in numbers:
+                    found.append(tuple(run[start : start + size]))
+        run = [key] if kind == _USABLE else []
+        numbers = set()
     return found

@@ -1,6 +1,6 @@
 """Measure ingest speed into InMemoryStorage with the default summarizer.
 
-Run: ``python tests/build/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
+Run: ``python benchmarks/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
 per second for a one-batch build, for the same history ingested in 100-event batches, for one
 late event into the full store, and for re-ingesting everything (all duplicates).
 Not a test: nothing here asserts a time.
@@ -13,7 +13,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The synthetic coding sessions live with the builder tests, which use them too.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from build.synthetic import history
 from tocsearch import ids
