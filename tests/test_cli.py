@@ -201,3 +201,41 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
     assert completed.returncode == 1
     assert "no store at" in completed.stderr
     assert str(tmp_path / "home") in completed.stderr
+
+
+class _Terminal(io.StringIO):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    """Ingesting more than one batch reports progress on stderr when it is a terminal."""
+    source = tmp_path / "many.jsonl"
+    lines = [
+        json.dumps(
+            {
+                "timestamp": f"2026-03-02T{9 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
+                "session_id": "bulk",
+                "role": "user" if n % 2 else "assistant",
+                "text": f"step {n} of the nightly export run",
+            }
+        )
+        for n in range(5_001)
+    ]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    terminal = _Terminal()
+    status = main(
+        ["ingest", str(source), "--store", str(tmp_path / "a"), "--backend", "shelve"],
+        stdout=io.StringIO(),
+        stderr=terminal,
+    )
+    assert status == 0
+    assert "ingested 5,000/5,001 events" in terminal.getvalue()
+    assert "ingested 5,001/5,001 events" in terminal.getvalue()
+    status, _, err = run(
+        "ingest", str(source), "--store", str(tmp_path / "b"), "--backend", "shelve"
+    )
+    assert status == 0
+    assert "ingested" not in err
