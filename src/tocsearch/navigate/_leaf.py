@@ -14,7 +14,8 @@ or ``max_evidence`` runs out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 
 import attrs
 
@@ -27,6 +28,7 @@ from tocsearch.navigate._events import (
     segment_events,
     segment_priors,
 )
+from tocsearch.navigate._pages import newest_first
 from tocsearch.navigate._walk import Walk
 from tocsearch.navigate._weights import clip
 from tocsearch.navigate.result import Evidence, EvidenceKind, NavigationStep, StepMatch, StepPhase
@@ -35,8 +37,9 @@ from tocsearch.navigate.timehints import TimeRange
 __all__ = ["finish", "grep"]
 
 
-def _candidates(walk: Walk, ranges: Sequence[TimeRange]) -> tuple[list[TocNode], list[TocNode]]:
-    """The walk's segments best first, then the period's other segments newest first."""
+def _candidates(walk: Walk, ranges: Sequence[TimeRange]) -> tuple[list[TocNode], Iterator[TocNode]]:
+    """The walk's segments best first, then the period's other segments newest first (read
+    from the store only as far as they are pulled)."""
     chosen = sorted(
         walk.segments.values(),
         key=lambda node: (
@@ -46,14 +49,7 @@ def _candidates(walk: Walk, ranges: Sequence[TimeRange]) -> tuple[list[TocNode],
         ),
     )
     picked = {node.node_id for node in chosen}
-    others: dict[str, TocNode] = {}
-    for span in ranges or (None,):
-        start = span.start if span is not None else None
-        end = span.end if span is not None else None
-        for node in walk.storage.get_nodes_by_level(TocLevel.SEGMENT, start, end):
-            if node.node_id not in picked:
-                others.setdefault(node.node_id, node)
-    rest = sorted(others.values(), key=lambda node: (node.start_time, node.node_id), reverse=True)
+    rest = (node for node in newest_first(walk.storage, ranges) if node.node_id not in picked)
     return chosen, rest
 
 
@@ -66,12 +62,15 @@ def grep(walk: Walk, ranges: Sequence[TimeRange], *, max_events: int, where: str
     if walk.iterations >= walk.limits.max_iterations:
         walk.halt(f"stopped after max_iterations={walk.limits.max_iterations} searches")
         return
+    # Without events there is nothing to grep (and no reason to page through the segments).
+    if walk.storage.count_events() == 0:
+        return
     chosen, rest = _candidates(walk, ranges)
     pool: list[PooledEvent] = []
     pooled: list[TocNode] = []
     taken: set[str] = set()
     from_walk = 0
-    for segment in [*chosen, *rest]:
+    for segment in itertools.chain(chosen, rest):
         if len(pool) >= max_events:
             break
         events = [

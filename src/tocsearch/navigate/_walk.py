@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
@@ -21,7 +21,9 @@ from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._events import EventHit
+from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate._pages import newest_first
 from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
 from tocsearch.navigate.result import (
     Evidence,
@@ -87,10 +89,13 @@ class Walk:
         meter: TokenMeter,
         *,
         greps: bool = False,
+        folded: FoldedTexts | None = None,
     ) -> None:
         self.storage = storage
         self.terms = terms
         self.matcher = TermMatcher(terms)
+        # Shared by the walks of one navigator, so each node is folded once across questions.
+        self.folded = folded if folded is not None else FoldedTexts(capacity=0)
         self.limits = limits
         self.meter = meter
         self.steps: list[NavigationStep] = []
@@ -243,12 +248,15 @@ class Walk:
         the newest."""
         if not nodes or not self.terms:
             return []
-        found = [(node, self._fields(node)) for node in nodes]
-        held = [frozenset().union(*(present for _, _, present in fields)) for _, fields in found]
+        # The terms a node holds anywhere are found in its folded text at once (most nodes hold
+        # none and are rejected by substring tests); fields are matched one by one only for
+        # the nodes that hold a term, to show the best one.
+        of = self.folded.of
+        held = self.matcher.present_in_each([of(node) for node in nodes])
         weights = TermWeights(self.terms, held)
         scored = [
-            self._scored(node, fields, present, weights)
-            for (node, fields), present in zip(found, held, strict=True)
+            self._scored(node, self._fields(node), present, weights)
+            for node, present in zip(nodes, held, strict=True)
             if present
         ]
         scored.sort(
@@ -502,23 +510,21 @@ class Walk:
         first, a page per step, until a segment holding every term turns up or they run out.
 
         A page reports only matches at least as good as the evidence already in hand, so a
-        long scan costs tokens only for what could improve the answer.
+        long scan costs tokens only for what could improve the answer. Segments are read from
+        the store a page at a time (:func:`~tocsearch.navigate._pages.newest_first`): a scan
+        that stops early has not read the older ones.
         """
-        segments = self._segments(ranges)
-        if not segments:
-            return
+        pending = self._unseen(newest_first(self.storage, ranges))
         page = self.limits.scan_page
-        total = len(segments)
-        for first in range(0, total, page):
-            chunk = segments[first : first + page]
+        chunk = list(itertools.islice(pending, page))
+        first = 0
+        while chunk:
             floor = max(self.limits.threshold, self.best_score())
             reported = self._search(
                 chunk,
                 phase=phase,
                 level=TocLevel.SEGMENT,
-                scope=(
-                    f"Segments {where}, newest first ({first + 1}-{first + len(chunk)} of {total})"
-                ),
+                scope=f"Segments {where}, newest first ({first + 1}-{first + len(chunk)})",
                 floor=floor,
             )
             if reported is None:
@@ -532,21 +538,16 @@ class Walk:
             if self.full_segments() > 0:
                 self._annotate("Found a segment that contains every term; the scan stops here")
                 return
-            if first + page < total:
+            first += len(chunk)
+            chunk = list(itertools.islice(pending, page))
+            if chunk:
                 self._annotate("Reading the next, older page of segments")
-        self._annotate(f"Read every segment {where}")
+            else:
+                self._annotate(f"Read every segment {where} ({first})")
 
-    def _segments(self, ranges: Sequence[TimeRange]) -> list[TocNode]:
-        found: dict[str, TocNode] = {}
-        for span in ranges or (None,):
-            start = span.start if span is not None else None
-            end = span.end if span is not None else None
-            for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, end):
-                if node.node_id not in self.seen:
-                    found.setdefault(node.node_id, node)
-        return sorted(
-            found.values(), key=lambda node: (node.start_time, node.node_id), reverse=True
-        )
+    def _unseen(self, nodes: Iterable[TocNode]) -> Iterator[TocNode]:
+        """``nodes`` not seen by the time each is pulled."""
+        return (node for node in nodes if node.node_id not in self.seen)
 
     def listing(self, segments: Sequence[TocNode], *, phase: StepPhase, scope: str) -> None:
         """Report ``segments`` for a time-only query: the best summarised first (most bullets,

@@ -12,6 +12,8 @@ find "start". Terms that are not plain words (numbers, "node.js", "adr-0021") ma
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +26,7 @@ SHOWN_CHARACTERS = 160
 # How many letters a text word may add after a term's stem: "ing", "ies", "ed", "s" and the
 # like, but not a different word that merely starts the same way.
 _SUFFIX_LETTERS = 3
+_NOTHING: frozenset[str] = frozenset()
 
 
 class TermMatcher:
@@ -50,10 +53,14 @@ class TermMatcher:
     def counts(self, text: str) -> dict[str, int]:
         """How often each term occurs in ``text`` (case-insensitively); absent terms are left
         out."""
+        return self.counts_folded(text.casefold())
+
+    def counts_folded(self, folded: str) -> dict[str, int]:
+        """:meth:`counts` of a text that is already case-folded."""
         found: dict[str, int] = {}
         if self._pattern is None:
             return found
-        for match in self._pattern.finditer(text.casefold()):
+        for match in self._pattern.finditer(folded):
             group = match.lastindex
             if group is not None:
                 term = self._group_term[group]
@@ -62,7 +69,48 @@ class TermMatcher:
 
     def present(self, text: str) -> frozenset[str]:
         """The terms that occur in ``text``."""
-        return frozenset(self.counts(text))
+        return frozenset(self.counts_folded(text.casefold()))
+
+    def present_folded(self, folded: str) -> frozenset[str]:
+        """The terms that occur in an already case-folded text. A text none of whose terms
+        occurs even as a substring is rejected without the regular expression, which is the
+        common case for a node in a scan.
+
+        Runtime complexity: O(t * c) substring tests for t terms, then one pass when any is in.
+        """
+        if not any(term in folded for term in self.terms):
+            return _NOTHING
+        return frozenset(self.counts_folded(folded))
+
+    def present_in_each(self, folded: Sequence[str]) -> list[frozenset[str]]:
+        """:meth:`present_folded` of each of many case-folded texts, none of which may hold a
+        line break's worth of a term (a term never holds whitespace).
+
+        The texts are searched together: each term is looked for as a substring once across
+        all of them, skipping to the next text at each find, and only the texts where some term
+        turned up go through the regular expression.
+
+        Runtime complexity: O(c) substring search per term over c characters in all, plus one
+        pass over each text that holds a term.
+        """
+        found = [_NOTHING] * len(folded)
+        if self._pattern is None or not folded:
+            return found
+        joined = "\n".join(folded)
+        # starts[i] is where text i begins in ``joined``; the last entry is past the end.
+        starts = [0, *itertools.accumulate(len(text) + 1 for text in folded)]
+        candidates: set[int] = set()
+        for term in self.terms:
+            position = joined.find(term)
+            while position != -1:
+                index = bisect.bisect_right(starts, position) - 1
+                candidates.add(index)
+                position = joined.find(term, starts[index + 1])
+        for index in candidates:
+            held = frozenset(self.counts_folded(folded[index]))
+            if held:
+                found[index] = held
+        return found
 
 
 class TermWeights:

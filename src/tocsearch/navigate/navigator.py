@@ -24,8 +24,10 @@ from datetime import datetime, timedelta, timezone
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._leaf import finish, grep
 from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate._pages import newest_in
 from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._walk import Walk, WalkLimits
 from tocsearch.navigate.result import (
@@ -109,6 +111,8 @@ class Navigator:
             max_evidence=_positive("max_evidence", max_evidence),
             scan_page=_positive("scan_page", scan_page),
         )
+        # The folded text of the nodes read, kept across questions (bounded; see _folded).
+        self._folded = FoldedTexts()
 
     def navigate(self, query: str) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it.
@@ -126,7 +130,7 @@ class Navigator:
         greps = bool(terms) and self.storage.count_events() > 0
         reserve = self.token_budget // 2 if greps else self.token_budget // 4
         meter = TokenMeter(self.token_budget, self.estimator, reserve=reserve)
-        walk = Walk(self.storage, terms, self.limits, meter, greps=greps)
+        walk = Walk(self.storage, terms, self.limits, meter, greps=greps, folded=self._folded)
         if terms:
             where = self._topical(walk, hints)
             ranges = _searched_ranges(hints.ranges, where)
@@ -266,10 +270,10 @@ class Navigator:
 
     def _latest_day(self, now: datetime) -> TimeRange | None:
         """The day of the newest segment that started by ``now``."""
-        segments = self.storage.get_nodes_by_level(TocLevel.SEGMENT, None, now)
-        if not segments:
+        latest = next(newest_in(self.storage, TocLevel.SEGMENT, None, now), None)
+        if latest is None:
             return None
-        newest = max(segments, key=lambda node: node.start_time).start_time
+        newest = latest.start_time
         day = datetime(newest.year, newest.month, newest.day, tzinfo=timezone.utc)
         return TimeRange(day, day + timedelta(days=1))
 
