@@ -38,10 +38,10 @@ _COVERED = 0.3  # weight left to a term that an earlier bullet already covers
 _SAME_TOPIC = 0.6  # Jaccard overlap of terms above which two bullets say the same thing
 _MIN_WORDS = 4
 _TITLE_SPLIT = re.compile(r",\s+|;\s+|\s+(?:and|&)\s+")
+# Matched against lower-cased text (faster than a case-insensitive pattern, same matches).
 _STATEMENT_CUES = re.compile(
-    r"\b(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|resolved|chose|"
-    r"going with|recorded|instead|proposal|plan)\b",
-    re.IGNORECASE,
+    r"\b(?=[abcdfgiprst])(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|"
+    r"resolved|chose|going with|recorded|instead|proposal|plan)\b"
 )
 
 
@@ -200,7 +200,7 @@ def _candidates(summaries: Sequence[Summary], extra: frozenset[str]) -> list[_Ca
                 continue
             found = _terms.tokens(bullet.text)
             keys = _phrasing.content_keys(found, extra)
-            factor = 1.25 if _STATEMENT_CUES.search(bullet.text) else 1.0
+            factor = 1.25 if _STATEMENT_CUES.search(bullet.text.lower()) else 1.0
             if bullet.text.rstrip().endswith("?"):
                 factor *= 0.7
             merged[folded] = _Candidate(

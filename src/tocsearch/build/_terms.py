@@ -37,7 +37,9 @@ TOKEN_PATTERN = re.compile(r"\w+(?:['’./\-]\w+)*")
 # A sentence ends at . ! ? … followed by white space and a capital, digit, quote or bracket,
 # or at a line break. An ellipsis ("SELECT ... FOR UPDATE") or a lower-case continuation
 # ("e.g. the pool") does not end it.
-SENTENCE_BREAK = re.compile(r"(?<!\.\.\.)(?<=[.!?…])\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*")
+# Both branches start at a white-space character; the leading lookahead lets the regex engine
+# skip every other position cheaply (the same matches as without it, in about half the time).
+SENTENCE_BREAK = re.compile(r"(?=\s)(?:(?<=[.!?…])(?<!\.\.\.)\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*)")
 # The first word of each sentence, after an optional list marker.
 SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 _LIST_MARKER = re.compile(r"^(?:[-*•>#]+|\d{1,2}[.)])\s+")
@@ -88,6 +90,7 @@ def is_pathlike(token: str) -> bool:
     return _PATHLIKE.fullmatch(token) is not None
 
 
+@functools.lru_cache(maxsize=100_000)
 def is_keyword(key: str) -> bool:
     """Whether a content term may be a keyword or a title word: not a bare number and not a
     tool name, unit, month or day name or generic error word (see ``NOT_KEYWORDS``)."""
