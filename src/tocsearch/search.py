@@ -126,31 +126,45 @@ def search_node(
     return _match_node(node, terms, _wanted(fields))
 
 
+def _share(folded: str, terms: tuple[str, ...]) -> float | None:
+    """:func:`term_overlap_score` of an already case-folded text."""
+    matched = sum(1 for term in terms if term in folded)
+    return matched / len(terms) if matched else None
+
+
 def _match_node(
     node: TocNode, terms: tuple[str, ...], wanted: frozenset[SearchField]
 ) -> list[SearchMatch]:
+    # Each wanted text is folded once; a node none of whose texts holds a term (most nodes of
+    # a search) is rejected by one substring test per term over all of them. Query terms never
+    # hold whitespace, so none can match across the line breaks that join the texts.
+    title = node.title if SearchField.TITLE in wanted else None
+    summary = node.summary_text if SearchField.SUMMARY in wanted else None
+    bullets = node.bullets if SearchField.BULLETS in wanted else ()
+    keywords = node.keywords if SearchField.KEYWORDS in wanted else ()
+    folded_title = title.casefold() if title is not None else ""
+    folded_summary = summary.casefold() if summary is not None else ""
+    folded_bullets = [bullet.text.casefold() for bullet in bullets]
+    folded_keywords = [keyword.casefold() for keyword in keywords]
+    haystack = "\n".join((folded_title, folded_summary, *folded_bullets, *folded_keywords))
+    if not any(term in haystack for term in terms):
+        return []
     matches: list[SearchMatch] = []
-    if SearchField.TITLE in wanted:
-        score = term_overlap_score(node.title, terms)
+    if title is not None:
+        score = _share(folded_title, terms)
         if score is not None:
-            matches.append(SearchMatch(SearchField.TITLE, node.title, (), score))
-    if SearchField.SUMMARY in wanted:
-        summary = node.summary_text
-        score = term_overlap_score(summary, terms)
+            matches.append(SearchMatch(SearchField.TITLE, title, (), score))
+    if summary is not None:
+        score = _share(folded_summary, terms)
         if score is not None:
             matches.append(SearchMatch(SearchField.SUMMARY, summary, (), score))
-    if SearchField.BULLETS in wanted:
-        for bullet in node.bullets:
-            score = term_overlap_score(bullet.text, terms)
-            if score is not None:
-                matches.append(
-                    SearchMatch(SearchField.BULLETS, bullet.text, bullet.grip_ids, score)
-                )
-    if SearchField.KEYWORDS in wanted:
-        for keyword in node.keywords:
-            folded = keyword.casefold()
-            if any(term in folded for term in terms):
-                matches.append(SearchMatch(SearchField.KEYWORDS, keyword, (), 1.0))
+    for bullet, folded in zip(bullets, folded_bullets, strict=True):
+        score = _share(folded, terms)
+        if score is not None:
+            matches.append(SearchMatch(SearchField.BULLETS, bullet.text, bullet.grip_ids, score))
+    for keyword, folded in zip(keywords, folded_keywords, strict=True):
+        if any(term in folded for term in terms):
+            matches.append(SearchMatch(SearchField.KEYWORDS, keyword, (), 1.0))
     # sort() is stable, so equal scores keep the field order in which they were appended.
     matches.sort(key=lambda match: -match.score)
     return matches

@@ -1,0 +1,105 @@
+"""Fast matching: a node's folded text holds exactly the terms its fields hold, many texts
+searched together give what each searched alone gives, and the cache never changes an answer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from navigate.navtree import utc
+from strategies import toc_nodes
+from tocsearch.errors import InvalidArgument
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocBullet, TocNode
+from tocsearch.navigate._folded import FoldedTexts, searchable_text
+from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._weights import TermMatcher
+
+# Words that share stems and prefixes, with case and non-ASCII folds, so matches are common.
+VOCABULARY = ["Token", "tokens", "tokenizer", "JWT", "Straße", "strasse", "İstanbul", "node.js"]
+texts = st.lists(st.one_of(st.sampled_from(VOCABULARY), st.text(max_size=12)), max_size=8).map(
+    " ".join
+)
+matchers = st.lists(
+    st.one_of(st.sampled_from(VOCABULARY), st.text(min_size=1, max_size=8)), max_size=4
+).map(lambda words: TermMatcher(topic_terms(" ".join(words))))
+
+
+def _fields(node: TocNode) -> list[str]:
+    return [
+        node.title,
+        *([node.summary] if node.summary else []),
+        *(bullet.text for bullet in node.bullets),
+        *node.keywords,
+    ]
+
+
+@st.composite
+def worded_nodes(draw: st.DrawFn) -> TocNode:
+    """Nodes whose fields are drawn from the shared vocabulary, so that terms do occur."""
+    start = utc(2026, 1, 5)
+    return TocNode(
+        node_id="toc:segment:2026-01-05:w",
+        level=TocLevel.SEGMENT,
+        title=draw(texts),
+        start_time=start,
+        end_time=start,
+        bullets=tuple(TocBullet(text) for text in draw(st.lists(texts, max_size=4))),
+        keywords=tuple(draw(st.lists(texts, max_size=4))),
+        summary=draw(st.none() | texts),
+    )
+
+
+@given(node=st.one_of(toc_nodes(), worded_nodes()), matcher=matchers)
+def test_folded_text_holds_the_terms_of_its_fields(node: TocNode, matcher: TermMatcher) -> None:
+    """The terms found in a node's folded text are the union of those in each field."""
+    expected: frozenset[str] = frozenset().union(*(matcher.present(t) for t in _fields(node)))
+    assert matcher.present_folded(searchable_text(node)) == expected
+
+
+@given(many=st.lists(texts, max_size=12), matcher=matchers)
+def test_texts_searched_together_match_each_searched_alone(
+    many: list[str], matcher: TermMatcher
+) -> None:
+    """present_in_each gives, for every text, the terms present() finds in it alone."""
+    folded = [text.casefold() for text in many]
+    assert matcher.present_in_each(folded) == [matcher.present(text) for text in many]
+
+
+def _node(suffix: str, title: str) -> TocNode:
+    start = utc(2026, 1, 5)
+    return TocNode(
+        node_id=f"toc:segment:2026-01-05:{suffix}",
+        level=TocLevel.SEGMENT,
+        title=title,
+        start_time=start,
+        end_time=start + timedelta(minutes=30),
+        bullets=(TocBullet("Checked the JWT expiry"),),
+        keywords=("auth",),
+    )
+
+
+def test_cache_is_bounded_and_replaced_nodes_are_folded_afresh() -> None:
+    """The cache keeps at most its capacity, and a stored node replaced by a new one with the
+    same id is folded again rather than served from the cache."""
+    cache = FoldedTexts(capacity=2)
+    first = _node("a", "Login bug")
+    assert cache.of(first) == "login bug\n\nchecked the jwt expiry\nauth"
+    cache.of(_node("b", "Other"))
+    cache.of(_node("c", "Third"))
+    assert len(cache) == 2
+    replaced = _node("a", "Cache warmup")
+    assert cache.of(first) == searchable_text(first)
+    assert cache.of(replaced).startswith("cache warmup\n")
+
+
+def test_a_cache_of_capacity_zero_keeps_nothing() -> None:
+    """Capacity 0 folds every time and stores nothing; a negative capacity is refused."""
+    cache = FoldedTexts(capacity=0)
+    assert cache.of(_node("a", "Login")) == searchable_text(_node("a", "Login"))
+    assert len(cache) == 0
+    with pytest.raises(InvalidArgument, match="capacity must be a non-negative integer, got -1"):
+        FoldedTexts(capacity=-1)
