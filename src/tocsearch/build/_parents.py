@@ -19,6 +19,9 @@ Runtime: linear in the children's bullets and keywords.
 
 from __future__ import annotations
 
+import functools
+import heapq
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -37,6 +40,9 @@ SUMMARY_CHARS = 600
 _COVERED = 0.3  # weight left to a term that an earlier bullet already covers
 _SAME_TOPIC = 0.6  # Jaccard overlap of terms above which two bullets say the same thing
 _MIN_WORDS = 4
+# Child keywords, bullets and titles are analysed once and remembered: a parent is rebuilt
+# whenever one child changes (the year on every ingest), while its other children do not.
+_CACHED = 50_000
 _TITLE_SPLIT = re.compile(r",\s+|;\s+|\s+(?:and|&)\s+")
 # Matched against lower-cased text (faster than a case-insensitive pattern, same matches).
 _STATEMENT_CUES = re.compile(
@@ -88,6 +94,7 @@ def summarize_children(
     return Summary(title=title, bullets=bullets, keywords=keywords, text=text)
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def _keyword_key(keyword: str, extra: frozenset[str]) -> str:
     """The key of a child keyword, or "" when it cannot be a parent keyword. A plural folds
     into its singular ("access tokens" and "access token" are one thread)."""
@@ -158,9 +165,13 @@ def _bullets(
     chosen: list[_Candidate] = []
 
     def value(candidate: _Candidate) -> tuple[float, int, int]:
-        gained = sum(
-            words.get(key, 0.1) * (_COVERED if key in covered else 1.0) for key in candidate.keys
-        )
+        if covered:
+            gained = sum(
+                words.get(key, 0.1) * (_COVERED if key in covered else 1.0)
+                for key in candidate.keys
+            )
+        else:  # the same sum, without the per-key test (most candidates are valued only so)
+            gained = sum(map(words.get, candidate.keys, itertools.repeat(0.1)))
         score = gained / math.sqrt(max(candidate.size, 8)) * candidate.factor
         score *= (1.0 + 0.5 * (candidate.support - 1)) * 0.5 ** picks_per_child.get(
             candidate.child, 0
@@ -169,14 +180,25 @@ def _bullets(
 
     # Coverage only lowers a value, so the best picks come from the best at the start.
     pool = sorted(candidates, key=value, reverse=True)[: max(40, 4 * wanted)]
-    while pool and len(chosen) < wanted:
-        best = max(pool, key=value)
-        pool.remove(best)
+    # Lazy greedy: a value only falls as picks are made, so a candidate whose refreshed value
+    # still tops the heap of older values is the true best (the same pick as a full scan).
+    # value() ends in (-child, -index); the heap holds the negated value, smallest first.
+    heap = [(-v[0], -v[1], -v[2], candidate) for candidate in pool for v in [value(candidate)]]
+    heapq.heapify(heap)
+    fresh: set[int] = set()  # ids of candidates whose heap value reflects the current picks
+    while heap and len(chosen) < wanted:
+        best = heapq.heappop(heap)[3]
+        if id(best) not in fresh:
+            fresh.add(id(best))
+            score, child, index = value(best)
+            heapq.heappush(heap, (-score, -child, -index, best))
+            continue
         if any(_phrasing.jaccard(best.keys, other.keys) > _SAME_TOPIC for other in chosen):
             continue
         chosen.append(best)
         covered.update(dict.fromkeys(best.keys))
         picks_per_child[best.child] = picks_per_child.get(best.child, 0) + 1
+        fresh.clear()
     chosen.sort(key=lambda candidate: (candidate.child, candidate.index))
     return tuple(
         SummaryBullet(candidate.text, grip_ids=tuple(candidate.grip_ids)) for candidate in chosen
@@ -198,24 +220,40 @@ def _candidates(summaries: Sequence[Summary], extra: frozenset[str]) -> list[_Ca
                 known.grip_ids.update(dict.fromkeys(bullet.grip_ids))
                 known.support += 1
                 continue
-            found = _terms.tokens(bullet.text)
-            keys = _phrasing.content_keys(found, extra)
-            factor = 1.25 if _STATEMENT_CUES.search(bullet.text.lower()) else 1.0
-            if bullet.text.rstrip().endswith("?"):
-                factor *= 0.7
+            keys, size, factor = _bullet_parts(bullet.text, extra)
             merged[folded] = _Candidate(
-                child,
-                index,
-                bullet.text,
-                dict.fromkeys(bullet.grip_ids),
-                keys,
-                len(found),
-                1,
-                factor,
+                child, index, bullet.text, dict.fromkeys(bullet.grip_ids), keys, size, 1, factor
             )
     candidates = list(merged.values())
     substantial = [candidate for candidate in candidates if candidate.size >= _MIN_WORDS]
     return substantial or candidates
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _bullet_parts(text: str, extra: frozenset[str]) -> tuple[tuple[str, ...], int, float]:
+    """A child bullet's content keys, its length in tokens, and its statement factor (more
+    for a decision, finding or cause; less for a question)."""
+    found = _terms.tokens(text)
+    factor = 1.25 if _STATEMENT_CUES.search(text.lower()) else 1.0
+    if text.rstrip().endswith("?"):
+        factor *= 0.7
+    return _phrasing.content_keys(found, extra), len(found), factor
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _title_phrases(title: str, extra: frozenset[str]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The threads a child title names: ``(content keys, display text)`` per part of the title
+    ("A, B and C"), leaving out parts with a file name or without a possible keyword."""
+    parts: list[tuple[tuple[str, ...], str]] = []
+    for part in _TITLE_SPLIT.split(title):
+        found = _terms.tokens(part)
+        if not found or any(_terms.is_pathlike(token) for token in found):
+            continue
+        phrase = _phrasing.content_keys(found, extra)
+        if not phrase or not any(_terms.is_keyword(key) for key in phrase):
+            continue
+        parts.append((phrase, " ".join(part.split())))
+    return tuple(parts)
 
 
 def _title(summaries: Sequence[Summary], merged: _Merged, extra: frozenset[str]) -> str:
@@ -224,16 +262,10 @@ def _title(summaries: Sequence[Summary], merged: _Merged, extra: frozenset[str])
     scores: dict[tuple[str, ...], float] = {}
     named: dict[tuple[str, ...], str] = {}
     for summary in summaries:
-        for part in _TITLE_SPLIT.split(summary.title):
-            found = _terms.tokens(part)
-            if not found or any(_terms.is_pathlike(token) for token in found):
-                continue
-            phrase = _phrasing.content_keys(found, extra)
-            if not phrase or not any(_terms.is_keyword(key) for key in phrase):
-                continue
+        for phrase, name in _title_phrases(summary.title, extra):
             total = sum(words.get(key, 0.1) for key in phrase)
             scores[phrase] = scores.get(phrase, 0.0) + total / (1.0 + 0.35 * (len(phrase) - 1))
-            named.setdefault(phrase, " ".join(part.split()))
+            named.setdefault(phrase, name)
     ordered = sorted(scores, key=lambda phrase: (-scores[phrase], named[phrase]))
     return _phrasing.join_title(ordered, named, min_phrases=2) or summaries[0].title
 

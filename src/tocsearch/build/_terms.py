@@ -147,10 +147,25 @@ def clean_sentence(sentence: str) -> str:
     return _LIST_MARKER.sub("", collapsed, count=1)
 
 
+def _collapsed(text: str, limit: int) -> str:
+    """``text`` with white space collapsed and stripped, exact in its first ``limit + 1``
+    characters (all a cut at ``limit`` reads): a long text is collapsed only as far as needed.
+
+    A collapsed window of the text is a prefix of the collapsed whole, so when the window
+    alone passes ``limit`` characters the rest cannot change the cut.
+    """
+    window = 4 * limit + 64
+    if len(text) > window:
+        head = _SPACES.sub(" ", text[:window]).strip()
+        if len(head) > limit:
+            return head
+    return _SPACES.sub(" ", text).strip()
+
+
 def cut_at_word(text: str, limit: int) -> str:
     """``text`` with white space collapsed, cut to at most ``limit`` characters at a word
     boundary; a cut text ends with "…" (counted in the limit)."""
-    collapsed = _SPACES.sub(" ", text).strip()
+    collapsed = _collapsed(text, limit)
     if len(collapsed) <= limit:
         return collapsed
     if limit <= 1:
@@ -167,7 +182,7 @@ def cut_at_clause(text: str, limit: int) -> str:
     """``text`` with white space collapsed, at most ``limit`` characters: whole when it fits,
     else cut at the last clause break (comma, semicolon, colon, dash, bracket) in the second
     half of the limit, else at the last space; never inside a word. A cut text ends with "…"."""
-    collapsed = _SPACES.sub(" ", text).strip()
+    collapsed = _collapsed(text, limit)
     if len(collapsed) <= limit:
         return collapsed
     head = collapsed[: max(limit - 1, 1)]

@@ -249,22 +249,31 @@ class ExtractiveSummarizer:
         counts: dict[str, float] = {}
         forms: dict[str, dict[str, int]] = {}
         boosts: dict[str, float] = {}
+        tallies: dict[str, int] = {}  # the sum of forms[key].values()
         shape_boost = _terms.shape_boost
+        initial_count = initial.get
         for (role_weight, evidence), bucket in sorted(by_weight.items()):
             for form, count in Counter(bucket).items():
                 key = key_of[form]
                 if not key:
                     continue
                 counts[key] = counts.get(key, 0.0) + count * role_weight
-                seen = forms.setdefault(key, {})
-                first = count if evidence else min(initial.get(form, 0), count)
+                seen = forms.get(key)
+                if seen is None:
+                    seen = forms[key] = {}
+                if evidence:
+                    first = count
+                else:
+                    first = initial_count(form, 0)
+                    if first > count:
+                        first = count
                 tally = 2 * count - first
                 seen[form] = seen.get(form, 0) + tally
-                boost = shape_boost(form, first >= count)
-                boosts[key] = boosts.get(key, 0.0) + boost * tally
+                tallies[key] = tallies.get(key, 0) + tally
+                boosts[key] = boosts.get(key, 0.0) + shape_boost(form, first >= count) * tally
         weights = {
             # The shape boost of a term is the mean over its occurrences.
-            key: boosts[key] / sum(forms[key].values()) * count**_TF_POWER
+            key: boosts[key] / tallies[key] * count**_TF_POWER
             for key, count in counts.items()
         }
         said = {key for document in documents if not document.evidence for key in document.keys}
