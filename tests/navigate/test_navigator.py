@@ -363,6 +363,7 @@ def test_blank_query_is_refused(query: str) -> None:
         ({"threshold": 1.5}, "threshold must be between 0 and 1, got 1.5"),
         ({"width": 0}, "width must be a positive integer"),
         ({"scan_page": True}, "scan_page must be a positive integer, got True"),
+        ({"text_cache": -1}, "text_cache must be a non-negative integer, got -1"),
     ],
 )
 def test_bad_options_are_refused(options: dict[str, object], message: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from datetime import datetime, timedelta
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,3 +175,25 @@ def test_ranges_starting_exactly_at_a_segment_take_it_once() -> None:
     store.put_nodes([_segment(0, 0, 2 * 24 * 60), _segment(1, 24 * 60, 30), _segment(2, 1, 10)])
     spans = (TimeRange(ORIGIN + timedelta(days=1), ORIGIN + timedelta(days=3)),)
     assert [node.title for node in newest_first(store, spans)] == ["segment 1", "segment 0"]
+
+
+def test_answers_do_not_depend_on_the_text_cache() -> None:
+    """A navigator that keeps no folded text answers every question as one that keeps it,
+    also after a node was replaced in the store between questions."""
+    specs = [
+        Seg(utc(2025, 3, 1) + timedelta(hours=5 * index), f"work {index}", (f"cache item {n}",))
+        for index, n in enumerate(range(300))
+    ]
+    store = build_store(specs)
+    cached, uncached = (
+        Navigator(store, now=utc(2025, 6, 1)),
+        Navigator(store, now=utc(2025, 6, 1), text_cache=0),
+    )
+    questions = ["cache item 7", "work 250", "cache in March 2025", "item 299"]
+    for question in questions:
+        assert cached.navigate(question) == uncached.navigate(question)
+    newest = store.get_nodes_by_level(TocLevel.SEGMENT)[-1]
+    store.put_node(attrs.evolve(newest, title="Replaced with quokkaflux"))
+    for question in [*questions, "quokkaflux"]:
+        assert cached.navigate(question) == uncached.navigate(question)
+    assert "quokkaflux" in cached.navigate("quokkaflux").evidence[0].text.casefold()

@@ -29,8 +29,8 @@ __all__ = ["newest_first", "newest_in"]
 # gaps), halved while they hold many (so a scan that stops early has read little beyond it).
 _FIRST_WINDOW = timedelta(days=1)
 _SHORTEST_WINDOW = timedelta(minutes=15)
-_FEW = 64
-_MANY = 1024
+_FEW = 256
+_MANY = 4096
 _TICK = timedelta(microseconds=1)
 
 

@@ -128,9 +128,10 @@ class TermWeights:
         total = 0
         for held in holders:
             total += 1
-            for term in set(held):
-                if term in frequency:
-                    frequency[term] += 1
+            if held:  # most candidates of a scan hold nothing
+                for term in set(held):
+                    if term in frequency:
+                        frequency[term] += 1
         self.candidates = total
         self.frequency: Mapping[str, int] = frequency
         self.weight: Mapping[str, float] = {

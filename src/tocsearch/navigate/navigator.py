@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
-from tocsearch.navigate._folded import FoldedTexts
+from tocsearch.navigate._folded import DEFAULT_CAPACITY, FoldedTexts
 from tocsearch.navigate._leaf import finish, grep
 from tocsearch.navigate._meter import TokenMeter
 from tocsearch.navigate._pages import newest_in
@@ -71,6 +71,9 @@ class Navigator:
             cover the hinted period.
         max_events: at most this many raw events are read in the final step, which greps the
             events of the chosen segments (then of the period's other segments, newest first).
+        text_cache: how many nodes' case-folded text the navigator keeps between questions
+            (least recently used first out; 0 keeps none). It only saves time: answers never
+            depend on it.
 
     Raises:
         InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
@@ -91,6 +94,7 @@ class Navigator:
         scan_page: int = 500,
         max_start_nodes: int = 3,
         max_events: int = 2000,
+        text_cache: int = DEFAULT_CAPACITY,
     ) -> None:
         if now is not None and (
             not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None
@@ -111,8 +115,10 @@ class Navigator:
             max_evidence=_positive("max_evidence", max_evidence),
             scan_page=_positive("scan_page", scan_page),
         )
+        if isinstance(text_cache, bool) or not isinstance(text_cache, int) or text_cache < 0:
+            raise InvalidArgument(f"text_cache must be a non-negative integer, got {text_cache!r}")
         # The folded text of the nodes read, kept across questions (bounded; see _folded).
-        self._folded = FoldedTexts()
+        self._folded = FoldedTexts(text_cache)
 
     def navigate(self, query: str) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it.

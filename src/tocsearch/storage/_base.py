@@ -145,13 +145,13 @@ class IndexedStorage(abc.ABC):
         self._ensure_open()
         level = TocLevel(level)
         read = self._read_node
-        found: list[TocNode] = []
-        for node_id in self._node_index.query(level, start, end):
-            node = read(node_id)
-            if node is None:
-                continue
-            if (end is None or node.start_time < end) and (start is None or node.end_time >= start):
-                found.append(node)
+        found = [
+            node
+            for node in map(read, self._node_index.query(level, start, end))
+            if node is not None
+            and (end is None or node.start_time < end)
+            and (start is None or node.end_time >= start)
+        ]
         # The index orders by (indexed start, id); only a backend that widens the indexed span
         # can disagree with the nodes' own start times.
         if type(self)._index_span is not IndexedStorage._index_span:

@@ -58,9 +58,8 @@ class LazyNodeIndex(NodeIndex):
         """Read one level's listing if it has not been read yet."""
         if level in self._loaded:
             return
-        entries = list(self._load(level))
-        for node_id, start, end in entries:
-            super().add(node_id, level, start, end)
+        # One sort for the whole listing, not one insertion per node.
+        super().add_many(level, self._load(level))
         self._loaded.add(level)
 
     def ensure_all(self) -> None:

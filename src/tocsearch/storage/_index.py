@@ -46,6 +46,30 @@ class NodeIndex:
         if end - start > self._longest[level]:
             self._longest[level] = end - start
 
+    def add_many(self, level: TocLevel, entries: Iterable[tuple[str, datetime, datetime]]) -> None:
+        """Index many ``(node_id, start, end)`` of one level at once, as :meth:`add` would one
+        by one (an id already indexed is replaced; a repeated id keeps its last entry), but
+        sorting the new entries once.
+
+        Runtime complexity: O(k log k) for k entries, against k insertions for :meth:`add`.
+        """
+        latest: dict[str, tuple[datetime, datetime]] = {}
+        for node_id, start, end in entries:
+            latest.pop(node_id, None)
+            latest[node_id] = (start, end)
+        if not latest:
+            return
+        for node_id in latest:
+            if node_id in self._spans:
+                NodeIndex.discard(self, node_id)
+        longest = self._longest[level]
+        for node_id, (start, end) in latest.items():
+            self._spans[node_id] = (level, start, end)
+            if end - start > longest:
+                longest = end - start
+        self._longest[level] = longest
+        self._by_level[level].update((start, node_id) for node_id, (start, _) in latest.items())
+
     def discard(self, node_id: str) -> None:
         span = self._spans.pop(node_id, None)
         if span is not None:
@@ -60,12 +84,15 @@ class NodeIndex:
     ) -> list[str]:
         """Ids of the nodes of ``level`` whose span overlaps ``[start, end)``, by start time."""
         ordered = self._by_level[level]
-        low = 0 if start is None else ordered.bisect_left((start - self._longest[level], ""))
         high = len(ordered) if end is None else ordered.bisect_left((end, ""))
-        found: list[str] = []
-        for _, node_id in ordered.islice(low, high):
-            if start is None or self._spans[node_id][2] >= start:
-                found.append(node_id)
+        if start is None:
+            return [node_id for _, node_id in ordered[:high]]
+        low = ordered.bisect_left((start - self._longest[level], ""))
+        # Only a node that starts before ``start`` can end before it.
+        middle = max(low, min(high, ordered.bisect_left((start, ""))))
+        spans = self._spans
+        found = [node_id for _, node_id in ordered[low:middle] if spans[node_id][2] >= start]
+        found.extend(node_id for _, node_id in ordered[middle:high])
         return found
 
     def check(self) -> None:
