@@ -191,7 +191,7 @@ class ExtractiveSummarizer:
         initial_words: list[str] = []
         documents: list[_Sentence] = []
         tools: set[str] = set()
-        unkeyed: list[tuple[int, list[str]]] = []
+        pending: list[tuple[int, list[str]]] = []  # document index, tokens
         findall = _terms.TOKEN_PATTERN.findall
         initials = _terms.SENTENCE_INITIAL.findall
         for position, event in enumerate(events):
@@ -219,15 +219,7 @@ class ExtractiveSummarizer:
             bucket += found
             if not evidence:
                 initial_words += initials(text)
-            for token in set(found).difference(key_of):
-                key_of[token] = _phrasing.content_key(token, extra)
-            if evidence:
-                # Tool text rarely competes for bullets: its keys are made only when the
-                # segment has no statement (below).
-                keys: tuple[str, ...] = ()
-                unkeyed.append((len(documents), found))
-            else:
-                keys = tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
+            pending.append((len(documents), found))
             documents.append(
                 _Sentence(
                     len(documents) * _PER_EVENT,
@@ -235,16 +227,22 @@ class ExtractiveSummarizer:
                     event.event_id,
                     text,
                     len(found),
-                    keys,
+                    (),
                     role_weight,
                     evidence,
                 )
             )
-        if len(unkeyed) == len(documents):
-            for index, found in unkeyed:
-                documents[index].keys = tuple(
-                    dict.fromkeys(filter(None, map(key_of.__getitem__, found)))
-                )
+        # New surface forms get their term keys once per weight class, not once per event.
+        for bucket in by_weight.values():
+            for token in set(bucket).difference(key_of):
+                key_of[token] = _phrasing.content_key(token, extra)
+        # Tool text rarely competes for bullets: its keys are made only when the segment has
+        # no statement at all.
+        has_statement = any(not document.evidence for document in documents)
+        for index, found in pending:
+            document = documents[index]
+            if not (has_statement and document.evidence):
+                document.keys = tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
         initial = Counter(initial_words)
         counts: dict[str, float] = {}
         forms: dict[str, dict[str, int]] = {}

@@ -1,0 +1,193 @@
+"""The summarizer's fast paths give exactly what the plain formulations give: sentence breaks,
+statement cues, cuts of long texts, lazy greedy parent bullets, and tool text keyed only when a
+segment has no statement."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tocsearch import ids
+from tocsearch.build import (
+    ExtractiveSummarizer,
+    Summary,
+    SummaryBullet,
+    _parents,
+    _phrasing,
+    _terms,
+)
+from tocsearch.build import extractive as _extractive
+from tocsearch.models import Event
+
+# The plain formulations the fast ones replace.
+PLAIN_SENTENCE_BREAK = re.compile(r"(?<!\.\.\.)(?<=[.!?…])\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*")
+PLAIN_SEGMENT_CUES = re.compile(
+    r"\b(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|turns out|resolved|"
+    r"chose|choose|going with|go with|recorded|instead|so we|means|proposal|plan)\b",
+    re.IGNORECASE,
+)
+PLAIN_PARENT_CUES = re.compile(
+    r"\b(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|resolved|chose|"
+    r"going with|recorded|instead|proposal|plan)\b",
+    re.IGNORECASE,
+)
+SPACES = re.compile(r"\s+")
+
+_PIECES = (
+    "We", "found", "the", "Root", "cause", "FIXED", "because", "plan", "so we", "Going with",
+    "auth.py", "401", "e.g.", "...", "…", ".", "!", "?", "(", "\"", "'", "`", "[", "-", "•",
+    "x", "Decided", "turns out", "instead", "means", "chose", "proposal", "recorded",
+)  # fmt: skip
+_GAPS = (" ", "  ", "\n", " \n ", "\t", "\n\n", "", " \t ")
+
+texts = st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), max_size=40).map(
+    lambda parts: "".join(piece + gap for piece, gap in parts)
+)
+
+
+@given(texts)
+def test_sentence_breaks_match_the_plain_pattern(text: str) -> None:
+    """The anchored sentence-break pattern splits every text where the plain one does."""
+    assert _terms.SENTENCE_BREAK.split(text) == PLAIN_SENTENCE_BREAK.split(text)
+
+
+@given(texts)
+def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
+    """Cues searched in lower-cased text are found exactly where a case-insensitive search
+    finds them, for segments and for parents."""
+    lowered = text.lower()
+    found = _extractive._STATEMENT_CUES.search(lowered) is not None
+    assert found == (PLAIN_SEGMENT_CUES.search(text) is not None)
+    found = _parents._STATEMENT_CUES.search(lowered) is not None
+    assert found == (PLAIN_PARENT_CUES.search(text) is not None)
+
+
+def plain_cut_at_word(text: str, limit: int) -> str:
+    collapsed = SPACES.sub(" ", text).strip()
+    if len(collapsed) <= limit:
+        return collapsed
+    if limit <= 1:
+        return collapsed[:limit]
+    head = collapsed[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:-") + "…"
+
+
+long_texts = st.lists(
+    st.tuples(st.sampled_from(("word", "a,", "b;", "(c)", "—", "x" * 30)), st.integers(1, 60)),
+    max_size=80,
+).map(lambda parts: "".join(piece + " " * gap for piece, gap in parts))
+
+
+@given(long_texts, st.integers(1, 60))
+def test_cuts_of_long_texts_read_only_what_they_need(text: str, limit: int) -> None:
+    """Collapsing only a window of a long text gives the same cut as collapsing all of it,
+    however much white space the window holds."""
+    assert _terms.cut_at_word(text, limit) == plain_cut_at_word(text, limit)
+    assert _terms._collapsed(text, limit)[: limit + 1] == SPACES.sub(" ", text).strip()[: limit + 1]
+
+
+def plain_parent_bullets(summaries: list[Summary], limit: int) -> tuple[SummaryBullet, ...]:
+    """Parent bullets by a full scan of every candidate each round."""
+    merged = _parents._merge_keywords(summaries, frozenset())
+    candidates = _parents._candidates(summaries, frozenset())
+    wanted = min(limit, max(3, len(summaries)), len(candidates))
+    words = merged.words
+    picks: dict[int, int] = {}
+    covered: set[str] = set()
+    chosen: list[_parents._Candidate] = []
+
+    def value(candidate: _parents._Candidate) -> tuple[float, int, int]:
+        gained = sum(
+            words.get(key, 0.1) * (_parents._COVERED if key in covered else 1.0)
+            for key in candidate.keys
+        )
+        score = gained / math.sqrt(max(candidate.size, 8)) * candidate.factor
+        score *= (1.0 + 0.5 * (candidate.support - 1)) * 0.5 ** picks.get(candidate.child, 0)
+        return score, -candidate.child, -candidate.index
+
+    pool = sorted(candidates, key=value, reverse=True)[: max(40, 4 * wanted)]
+    while pool and len(chosen) < wanted:
+        best = max(pool, key=value)
+        pool.remove(best)
+        if any(_phrasing.jaccard(best.keys, other.keys) > _parents._SAME_TOPIC for other in chosen):
+            continue
+        chosen.append(best)
+        covered.update(best.keys)
+        picks[best.child] = picks.get(best.child, 0) + 1
+    chosen.sort(key=lambda candidate: (candidate.child, candidate.index))
+    return tuple(SummaryBullet(c.text, grip_ids=tuple(c.grip_ids)) for c in chosen)
+
+
+_BULLETS = (
+    "We decided to rotate the JWT refresh token on every request.",
+    "The Postgres migration holds a lock on the sessions table.",
+    "Found it: the cache key ignores the Python version.",
+    "Why does the readiness probe fail after the deploy?",
+    "Set lock_timeout to 5s so the connection pool stops timing out.",
+    "The root cause is the eviction policy of Redis under maxmemory.",
+    "Merged.",
+    "Caroline asked about the adoption agency and the support group.",
+)
+
+children = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(_BULLETS), min_size=1, max_size=5),
+        st.lists(st.sampled_from(("JWT", "Postgres", "Redis", "cache key", "401")), max_size=4),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(children, st.integers(1, 8))
+def test_lazy_parent_bullets_pick_what_a_full_scan_picks(
+    shapes: list[tuple[list[str], list[str]]], limit: int
+) -> None:
+    """The lazy greedy choice of parent bullets equals re-valuing every candidate each round."""
+    summaries = [
+        Summary(
+            title=f"Child {child}",
+            bullets=tuple(
+                SummaryBullet(text, grip_ids=(f"grip:{child}:{index}",))
+                for index, text in enumerate(texts)
+            ),
+            keywords=tuple(dict.fromkeys(keywords)),
+        )
+        for child, (texts, keywords) in enumerate(shapes)
+    ]
+    merged = _parents._merge_keywords(summaries, frozenset())
+    got = _parents._bullets(summaries, merged, limit, frozenset())
+    assert got == plain_parent_bullets(summaries, limit)
+
+
+def test_a_segment_of_tool_text_alone_still_gets_bullets_from_it() -> None:
+    """With no statement in a segment, tool output is keyed and becomes the bullets."""
+    start = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
+    lines = (
+        "FAILED tests/test_auth.py::test_refresh - JWT expiry mismatch",
+        "Postgres migration 0042 waiting for lock on table sessions",
+        "Redis eviction: maxmemory reached, evicting keys with the allkeys-lru policy",
+    )
+    events = [
+        Event(
+            event_id=ids.event_id(start + timedelta(seconds=n), f"t{n}"),
+            session_id="s1",
+            timestamp=start + timedelta(seconds=n),
+            role="tool",
+            event_type="tool_result",
+            text=text,
+        )
+        for n, text in enumerate(lines)
+    ]
+    summary = ExtractiveSummarizer().summarize_events(events)
+    assert summary.bullets
+    quoted = {bullet.event_ids[-1] for bullet in summary.bullets}
+    assert quoted <= {event.event_id for event in events}
+    assert any("Redis" in bullet.text or "JWT" in bullet.text for bullet in summary.bullets)
