@@ -141,6 +141,7 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+@functools.lru_cache(maxsize=4096)  # a bullet is cleaned when picked, cut, and quoted again
 def clean_sentence(sentence: str) -> str:
     """A sentence with white space collapsed and a leading list marker or heading mark dropped."""
     collapsed = _SPACES.sub(" ", sentence).strip()
@@ -202,4 +203,6 @@ def display_form(forms: Iterable[tuple[str, int]]) -> str:
     ties going to the form with more capitals (acronyms are lower-cased by accident more often
     than the reverse), then to the first in sort order."""
     ranked = sorted(forms, key=lambda item: item[0])  # full ties go to the first in order
+    if len(ranked) == 1:
+        return ranked[0][0]
     return max(ranked, key=lambda item: (item[1], sum(c.isupper() for c in item[0])))[0]
