@@ -71,6 +71,17 @@ class _Scored:
 
 
 @attrs.frozen
+class _Ranked:
+    """A node holding some term, ranked but not yet shown: its best text is picked only if a
+    step reports it."""
+
+    node: TocNode
+    present: frozenset[str]
+    coverage: float
+    relevance: float
+
+
+@attrs.frozen
 class _Waiting:
     """A node on the frontier, and the step that found it."""
 
@@ -202,14 +213,15 @@ class Walk:
             return None
         self.iterations += 1
         self.seen.update(node.node_id for node in nodes)
-        scored = self._score(nodes)
+        ranked, weights = self._score(nodes)
         reported: list[_Scored] = []
         # One step may spend at most half of what is left for reading, so a small budget still
         # lasts the few steps down to the segments.
         share = (self.meter.budget - self.meter.reserve - self.meter.used - cost) // 2
-        for item in scored:
-            if len(reported) >= self.limits.width or item.coverage < floor:
+        for candidate in ranked:
+            if len(reported) >= self.limits.width or candidate.coverage < floor:
                 break
+            item = self._scored(candidate, weights)
             line = self.meter.cost(f'{item.node.node_id} {item.node.title}: "{item.text}" 0.00')
             answer = level is TocLevel.SEGMENT and not self.greps
             fits = self.meter.can_return if answer else self.meter.can_read
@@ -229,7 +241,7 @@ class Walk:
                 scope=scope,
                 parent_ids=parent_ids,
                 searched=len(nodes),
-                matched=len(scored),
+                matched=len(ranked),
                 matches=tuple(
                     StepMatch(
                         item.node.node_id, item.node.title, item.coverage, item.field, item.text
@@ -242,20 +254,21 @@ class Walk:
         )
         return reported
 
-    def _score(self, nodes: Sequence[TocNode]) -> list[_Scored]:
+    def _score(self, nodes: Sequence[TocNode]) -> tuple[list[_Ranked], TermWeights]:
         """The nodes holding any term, best first: by the weighted share of the terms they
         hold (terms weigh by how rare they are among ``nodes``), then the plain share, then
-        the newest."""
+        the newest; and the weights."""
         if not nodes or not self.terms:
-            return []
+            return [], TermWeights(self.terms, ())
         # The terms a node holds anywhere are found in its folded text at once (most nodes hold
         # none and are rejected by substring tests); fields are matched one by one only for
-        # the nodes that hold a term, to show the best one.
+        # the nodes a step reports, to show the best one.
         of = self.folded.of
         held = self.matcher.present_in_each([of(node) for node in nodes])
         weights = TermWeights(self.terms, held)
+        share, count = weights.share, len(self.terms)
         scored = [
-            self._scored(node, self._fields(node), present, weights)
+            _Ranked(node, present, len(present) / count, share(present))
             for node, present in zip(nodes, held, strict=True)
             if present
         ]
@@ -267,7 +280,7 @@ class Walk:
                 item.node.node_id,
             )
         )
-        return scored
+        return scored, weights
 
     def _fields(self, node: TocNode) -> list[tuple[SearchField, str, frozenset[str]]]:
         """Each searchable text of a node with the terms it holds, most specific first: the
@@ -279,20 +292,13 @@ class Walk:
         texts += [(SearchField.KEYWORDS, keyword) for keyword in node.keywords]
         return [(field, text, self.matcher.present(text)) for field, text in texts]
 
-    def _scored(
-        self,
-        node: TocNode,
-        fields: list[tuple[SearchField, str, frozenset[str]]],
-        present: frozenset[str],
-        weights: TermWeights,
-    ) -> _Scored:
+    def _scored(self, ranked: _Ranked, weights: TermWeights) -> _Scored:
         # Show the text holding the most weight; among equals the most specific one (the
         # fields come bullets first).
+        fields = self._fields(ranked.node)
         field, text, _ = max(fields, key=lambda entry: weights.share(entry[2]))
         shown = text if field is not SearchField.KEYWORDS else f"keyword: {text}"
-        return _Scored(
-            node, len(present) / len(self.terms), weights.share(present), field, clip(shown)
-        )
+        return _Scored(ranked.node, ranked.coverage, ranked.relevance, field, clip(shown))
 
     # -- evidence ------------------------------------------------------------------------------
     def collect(self, segment: TocNode, coverage: float) -> None:
