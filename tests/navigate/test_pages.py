@@ -4,6 +4,7 @@ sorting everything, while reading only as far as the caller pulls."""
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 import attrs
@@ -197,3 +198,19 @@ def test_answers_do_not_depend_on_the_text_cache() -> None:
     for question in [*questions, "quokkaflux"]:
         assert cached.navigate(question) == uncached.navigate(question)
     assert "quokkaflux" in cached.navigate("quokkaflux").evidence[0].text.casefold()
+
+
+def test_threads_sharing_a_small_text_cache_get_the_same_answers() -> None:
+    """Questions asked from several threads at once through one navigator with a tiny cache
+    are answered as they are one at a time."""
+    specs = [
+        Seg(utc(2025, 3, 1) + timedelta(hours=7 * index), f"work {index}", (f"item {index}",))
+        for index in range(120)
+    ]
+    store = build_store(specs)
+    navigator = Navigator(store, now=utc(2025, 6, 1), text_cache=3)
+    questions = [f"item {index}" for index in range(0, 120, 7)]
+    expected = {question: navigator.navigate(question) for question in questions}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(navigator.navigate, questions * 3))
+    assert answers == [expected[question] for question in questions * 3]

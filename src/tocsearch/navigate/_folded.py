@@ -51,13 +51,22 @@ class FoldedTexts:
         """The folded searchable text of ``node``."""
         entries = self._entries
         entry = entries.get(node.node_id)
+        # A navigator may answer from several threads at once: an entry can vanish between
+        # two steps here, which costs a refold at most, never a wrong text.
         if entry is not None and entry[0] is node:
-            entries.move_to_end(node.node_id)
+            # A bare try costs nothing here; contextlib.suppress would, on every hit.
+            try:  # noqa: SIM105
+                entries.move_to_end(node.node_id)
+            except KeyError:
+                pass
             return entry[1]
         text = searchable_text(node)
         if self.capacity:
-            if entry is None and len(entries) >= self.capacity:
-                entries.popitem(last=False)
-            entries[node.node_id] = (node, text)
-            entries.move_to_end(node.node_id)
+            try:
+                while len(entries) >= self.capacity and node.node_id not in entries:
+                    entries.popitem(last=False)
+                entries[node.node_id] = (node, text)
+                entries.move_to_end(node.node_id)
+            except KeyError:
+                pass
         return text
