@@ -549,7 +549,7 @@ class Walk:
             if chunk:
                 self._annotate("Reading the next, older page of segments")
             else:
-                self._annotate(f"Read every segment {where} ({first})")
+                self._annotate(f"Read every segment {where} ({first} in this scan)")
 
     def _unseen(self, nodes: Iterable[TocNode]) -> Iterator[TocNode]:
         """``nodes`` not seen by the time each is pulled."""
