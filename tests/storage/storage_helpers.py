@@ -1,9 +1,14 @@
-"""Opening any backend by name, so one contract suite runs over all of them."""
+"""Opening any backend by name, so one contract suite runs over all of them, and the small
+records the storage tests write."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
+from tocsearch import ids
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, TocNode
 from tocsearch.storage._files_store import FileStorage
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.memory import InMemoryStorage
@@ -29,3 +34,26 @@ def open_file_store(backend: str, path: Path | None, *, readonly: bool = False) 
     if backend == "shelve":
         return ShelveStorage(path, readonly=readonly)
     raise ValueError(f"unknown backend {backend!r}")
+
+
+def make_node(node_id: str, level: TocLevel, start: datetime, hours: float = 1.0) -> TocNode:
+    """A node with a placeholder-free title naming its id, spanning ``hours`` from ``start``."""
+    return TocNode(
+        node_id=node_id,
+        level=level,
+        title=f"title of {node_id}",
+        start_time=start,
+        end_time=start + timedelta(hours=hours),
+    )
+
+
+def make_event(when: datetime, suffix: str, session: str = "s1") -> Event:
+    """A user message at ``when`` whose text names its suffix."""
+    return Event(
+        event_id=ids.event_id(when, suffix),
+        session_id=session,
+        timestamp=when,
+        role=EventRole.USER,
+        event_type=EventType.USER_MESSAGE,
+        text=f"text {suffix}",
+    )

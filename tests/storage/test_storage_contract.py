@@ -19,7 +19,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from storage.storage_helpers import BACKENDS, open_store
+from storage.storage_helpers import BACKENDS, make_event, make_node, open_store
 from strategies import events, grips, toc_nodes
 from tocsearch import ids
 from tocsearch.errors import (
@@ -30,7 +30,7 @@ from tocsearch.errors import (
     StoreClosed,
 )
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
+from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage.protocol import Storage
 
 _T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
@@ -276,25 +276,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
     opened.close()
 
 
-def _node(node_id: str, level: TocLevel, start: datetime, hours: float = 1.0) -> TocNode:
-    return TocNode(
-        node_id=node_id,
-        level=level,
-        title=f"title of {node_id}",
-        start_time=start,
-        end_time=start + timedelta(hours=hours),
-    )
-
-
-def _event(when: datetime, suffix: str, session: str = "s1") -> Event:
-    return Event(
-        event_id=ids.event_id(when, suffix),
-        session_id=session,
-        timestamp=when,
-        role=EventRole.USER,
-        event_type=EventType.USER_MESSAGE,
-        text=f"text {suffix}",
-    )
+_node = make_node
+_event = make_event
 
 
 def test_every_backend_implements_the_protocol(store: Storage) -> None:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.storage_helpers import FILE_BACKENDS, open_file_store
+from storage.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
 from tocsearch import ids
 from tocsearch.errors import (
     InvalidArgument,
@@ -25,7 +25,7 @@ from tocsearch.errors import (
     StoreReadOnly,
 )
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
+from tocsearch.models import Grip, TocNode
 from tocsearch.storage._files import MAX_STEM, decode_name, encode_name, is_hashed_name
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.shelf import ShelveStorage
@@ -34,24 +34,10 @@ _T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
 
 
 def _node(node_id: str, level: TocLevel, start: datetime = _T0, hours: float = 1) -> TocNode:
-    return TocNode(
-        node_id=node_id,
-        level=level,
-        title=f"title of {node_id}",
-        start_time=start,
-        end_time=start + timedelta(hours=hours),
-    )
+    return make_node(node_id, level, start, hours)
 
 
-def _event(when: datetime, suffix: str, session: str = "s1") -> Event:
-    return Event(
-        event_id=ids.event_id(when, suffix),
-        session_id=session,
-        timestamp=when,
-        role=EventRole.USER,
-        event_type=EventType.USER_MESSAGE,
-        text=f"text {suffix}",
-    )
+_event = make_event
 
 
 def _grip(suffix: str) -> Grip:
