@@ -12,8 +12,8 @@ Two products, from the same seed give the same output on every machine:
   at sizes where running the builder would take too long: segments with 5 bullets (one grip
   each) and 7 keywords (their rarest words), then day/week/month/year parents rolled up by the
   library's own :class:`~tocsearch.build.ExtractiveSummarizer` and
-  :func:`tocsearch.build.rollup.parent_node`, as the builder makes them. No events are stored
-  in such a tree.
+  :func:`tocsearch.build.rollup.parent_node`, as the builder makes them, with the term digests
+  the builder would give them (:mod:`tocsearch.digest`). No events are stored in such a tree.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import attrs
 
 from tocsearch import ids
 from tocsearch.build import ExtractiveSummarizer
+from tocsearch.build._digests import day_digest, union_digest
 from tocsearch.build.rollup import child_summary, parent_node
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
@@ -262,11 +263,16 @@ def _roll_up(
     for child in children:
         groups.setdefault(ids.calendar_node_id(level, child.start_time), []).append(child)
     return [
-        parent_node(
-            node_id,
-            level,
-            group,
-            summarizer.summarize_children([child_summary(child) for child in group]),
+        attrs.evolve(
+            parent_node(
+                node_id,
+                level,
+                group,
+                summarizer.summarize_children([child_summary(child) for child in group]),
+            ),
+            # A day's digest holds its segments' words (there are no events); a higher node's
+            # is the union of its children's, as the builder makes them.
+            digest=day_digest((), group) if level is TocLevel.DAY else union_digest(group),
         )
         for node_id, group in groups.items()
     ]

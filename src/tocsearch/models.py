@@ -113,6 +113,13 @@ def _nonempty(instance: Any, attribute: attrs.Attribute[str], value: str) -> Non
         raise InvalidArgument(f"{type(instance).__name__}.{attribute.name} must not be empty")
 
 
+def _text(instance: Any, attribute: attrs.Attribute[str], value: str) -> None:
+    if not isinstance(value, str):
+        raise InvalidArgument(
+            f"{type(instance).__name__}.{attribute.name} must be a string, got {value!r}"
+        )
+
+
 def _node_id_matches_level(node: TocNode, _: attrs.Attribute[str], value: str) -> None:
     key = parse_node_id(value)
     if key.level is not node.level:
@@ -180,7 +187,9 @@ class TocNode:
     Its id names its level and period (``toc:day:2026-01-30``); ``start_time``..``end_time`` is
     the span of conversation it covers. Segments own ``event_ids`` (each event belongs to exactly
     one segment) and may carry ``overlap_event_ids``: the tail of the previous segment, kept as
-    context, not owned.
+    context, not owned. ``digest`` is the :class:`~tocsearch.digest.TermDigest` text of every
+    word said below the node (empty when unknown), which lets a search skip a branch that
+    cannot hold a word.
     """
 
     node_id: str = attrs.field(validator=_node_id_matches_level)
@@ -195,6 +204,7 @@ class TocNode:
     version: int = 1
     event_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
     overlap_event_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    digest: str = attrs.field(default="", validator=_text)
 
     @property
     def summary_text(self) -> str:

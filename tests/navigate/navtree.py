@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 import attrs
 
 from tocsearch import ids
+from tocsearch.build._digests import day_digest, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
 from tocsearch.storage import InMemoryStorage
@@ -68,8 +69,12 @@ def segment_node(spec: Seg, index: int) -> TocNode:
     )
 
 
-def build_nodes(specs: Iterable[Seg], rollup: Rollup = default_rollup) -> dict[str, TocNode]:
-    """Every node of the strict tree over ``specs``, by id."""
+def build_nodes(
+    specs: Iterable[Seg], rollup: Rollup = default_rollup, *, digests: bool = False
+) -> dict[str, TocNode]:
+    """Every node of the strict tree over ``specs``, by id; with ``digests``, days carry the
+    term digest of their segments and higher nodes the union of their children's, as the
+    builder makes them."""
     nodes: dict[str, TocNode] = {}
     level_nodes: list[TocNode] = []
     for index, spec in enumerate(specs):
@@ -93,15 +98,22 @@ def build_nodes(specs: Iterable[Seg], rollup: Rollup = default_rollup) -> dict[s
                 bullets=tuple(TocBullet(text) for text in bullets),
                 child_node_ids=tuple(child.node_id for child in children),
             )
+            if digests:
+                digest = (
+                    day_digest((), children) if level is TocLevel.DAY else union_digest(children)
+                )
+                node = attrs.evolve(node, digest=digest)
             nodes[node_id] = node
             level_nodes.append(node)
     return nodes
 
 
-def build_store(specs: Iterable[Seg], rollup: Rollup = default_rollup) -> InMemoryStorage:
-    """An in-memory store holding the tree over ``specs``."""
+def build_store(
+    specs: Iterable[Seg], rollup: Rollup = default_rollup, *, digests: bool = False
+) -> InMemoryStorage:
+    """An in-memory store holding the tree over ``specs`` (see :func:`build_nodes`)."""
     storage = InMemoryStorage()
-    storage.put_nodes(build_nodes(specs, rollup).values())
+    storage.put_nodes(build_nodes(specs, rollup, digests=digests).values())
     return storage
 
 

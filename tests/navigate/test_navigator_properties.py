@@ -39,15 +39,25 @@ def planted_histories(draw: st.DrawFn) -> tuple[list[Seg], int]:
     return specs, target
 
 
-@given(history=planted_histories(), rolled=st.booleans(), hinted=st.booleans())
+@given(
+    history=planted_histories(),
+    rolled=st.booleans(),
+    hinted=st.booleans(),
+    digests=st.booleans(),
+)
 @settings(max_examples=25)
 def test_a_unique_planted_term_is_always_found(
-    history: tuple[list[Seg], int], rolled: bool, hinted: bool
+    history: tuple[list[Seg], int], rolled: bool, hinted: bool, digests: bool
 ) -> None:
     """A term in one segment's bullet is found whatever the summaries above say (titles only,
-    or topic rollups that keep five bullets), with or without a time hint covering it."""
+    or topic rollups that keep five bullets), with or without a time hint covering it, and
+    with or without term digests on the parents."""
     specs, target = history
-    store = build_store(specs, topic_rollup()) if rolled else build_store(specs)
+    store = (
+        build_store(specs, topic_rollup(), digests=digests)
+        if rolled
+        else build_store(specs, digests=digests)
+    )
     planted_day = specs[target].start.date()
     query = f"what about {PLANTED}?"
     if hinted:

@@ -20,6 +20,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
+from tocsearch.build._digests import day_digest, union_digest
 from tocsearch.build.config import BuildConfig
 from tocsearch.build.extractive import ExtractiveSummarizer
 from tocsearch.build.grips import segment_bullets
@@ -77,6 +78,7 @@ class _Run:
 
     force: bool
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
+    digests_by_day: dict[date, str] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
     grips: dict[str, Grip] = attrs.field(factory=dict)
     segment_writes: list[TocNode] = attrs.field(factory=list)
@@ -241,6 +243,7 @@ class TocBuilder:
             for plan in plans:
                 nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
             run.last_segment[day] = plans[-1].events
+            run.digests_by_day[day] = day_digest(events, nodes)
         for dropped in stored.values():
             run.dropped_nodes.append(dropped.node_id)
             self._drop_grips(dropped, run)
@@ -324,7 +327,9 @@ class TocBuilder:
             if not segments:
                 continue
             children = sorted(segments, key=lambda node: (node.start_time, node.node_id))
-            days.append(self._parent(day_id(day), TocLevel.DAY, children))
+            days.append(
+                self._parent(day_id(day), TocLevel.DAY, children, run.digests_by_day.get(day, ""))
+            )
         self._write_level(days, run)
         changed = {parent_id(node.node_id) for node in days}
         for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
@@ -332,7 +337,7 @@ class TocBuilder:
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
                 children = self._stored_children(node_id, level)
                 if children:
-                    parents.append(self._parent(node_id, level, children))
+                    parents.append(self._parent(node_id, level, children, union_digest(children)))
             self._write_level(parents, run)
             changed = {parent_id(node.node_id) for node in parents}
 
@@ -347,9 +352,11 @@ class TocBuilder:
             if parent_id(node.node_id) == node_id
         ]
 
-    def _parent(self, node_id: str, level: TocLevel, children: list[TocNode]) -> TocNode:
+    def _parent(
+        self, node_id: str, level: TocLevel, children: list[TocNode], digest: str
+    ) -> TocNode:
         summary = self.summarizer.summarize_children([child_summary(node) for node in children])
-        return parent_node(node_id, level, children, summary)
+        return attrs.evolve(parent_node(node_id, level, children, summary), digest=digest)
 
     def _write_level(self, nodes: list[TocNode], run: _Run) -> None:
         writes: list[TocNode] = []

@@ -20,6 +20,7 @@ import attrs
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._events import EventHit
 from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._meter import TokenMeter
@@ -101,12 +102,20 @@ class Walk:
         *,
         greps: bool = False,
         folded: FoldedTexts | None = None,
+        digests: DigestCache | None = None,
     ) -> None:
         self.storage = storage
         self.terms = terms
         self.matcher = TermMatcher(terms)
         # Shared by the walks of one navigator, so each node is folded once across questions.
         self.folded = folded if folded is not None else FoldedTexts(capacity=0)
+        self.digests = digests if digests is not None else DigestCache(capacity=0)
+        self._held: dict[str, frozenset[str] | None] = {}
+        # Nodes whose digest was consulted: they count as visited.
+        self.digest_checked: set[str] = set()
+        self.last_pruned = (0, 0)
+        # Per level, how many nodes a digest-guided scan considered and how many it skipped.
+        self._scan_pruning: dict[TocLevel, list[int]] = {}
         self.limits = limits
         self.meter = meter
         self.steps: list[NavigationStep] = []
@@ -381,6 +390,7 @@ class Walk:
         """The unseen children of ``parents`` that lie deeper than their parent and inside
         ``ranges`` (when any), in time order. Dangling ids and vanished parents give nothing."""
         found: dict[str, TocNode] = {}
+        self.last_pruned = (0, 0)
         for parent in parents:
             self.opened.add(parent.node_id)
             self.seen.add(parent.node_id)
@@ -395,7 +405,41 @@ class Walk:
                     and _inside(child, ranges)
                 ):
                     found.setdefault(child.node_id, child)
-        return sorted(found.values(), key=lambda node: (node.start_time, node.node_id))
+        kept = self.prune(found.values())
+        self.last_pruned = (len(found) - len(kept), len(found))
+        return sorted(kept, key=lambda node: (node.start_time, node.node_id))
+
+    # -- term digests --------------------------------------------------------------------------
+    def may_hold(self, node: TocNode) -> frozenset[str] | None:
+        """The query terms ``node``'s digest may hold, or None when the digest is unknown.
+
+        Runtime complexity: O(t) for t terms once the digest is decoded (cached)."""
+        if not node.digest or not self.terms:
+            return None
+        key = node.node_id
+        if key in self._held:
+            return self._held[key]
+        self.digest_checked.add(key)
+        digest = self.digests.of(node)
+        held = (
+            None
+            if digest is None
+            else frozenset(term for term in self.terms if digest.may_contain(term))
+        )
+        self._held[key] = held
+        return held
+
+    def prune(self, nodes: Iterable[TocNode], need: int = 1) -> list[TocNode]:
+        """``nodes`` without those whose digest rules out holding ``need`` of the terms."""
+        kept: list[TocNode] = []
+        for node in nodes:
+            if not node.digest:
+                kept.append(node)
+                continue
+            held = self.may_hold(node)
+            if held is None or len(held) >= need:
+                kept.append(node)
+        return kept
 
     # -- the walk ------------------------------------------------------------------------------
     def walk(
@@ -417,8 +461,11 @@ class Walk:
             nodes = self.children(roots, ranges)
             parent_ids = tuple(root.node_id for root in roots)
         else:
-            nodes = [node for node in roots if node.node_id not in self.seen]
+            unseen = [node for node in roots if node.node_id not in self.seen]
+            nodes = self.prune(unseen)
+            self.last_pruned = (len(unseen) - len(nodes), len(unseen))
             parent_ids = ()
+        scope += self._pruned_note(_level_of(nodes or roots))
         if not nodes:
             return
         reported = self._search(
@@ -459,17 +506,26 @@ class Walk:
                 )
             self._annotate(reason, chosen=node.node_id)
             children = self.children([node], ranges)
+            level = _level_of(children, node.level.child())
             reported = self._search(
                 children,
                 phase=StepPhase.DRILL if drill else StepPhase.BACKTRACK,
-                level=_level_of(children, node.level.child()),
-                scope=label,
+                level=level,
+                scope=label + self._pruned_note(level),
                 parent_ids=(node.node_id,),
             )
             if reported is None:
                 self._annotate(f"Stopping: {self.halted}")
                 return
             self._absorb(reported, frontier)
+
+    def _pruned_note(self, level: TocLevel) -> str:
+        """ "; skipped 11 of 12 month nodes: no term in their digest" after the last
+        :meth:`children` or root pruning, or "" when nothing was skipped."""
+        skipped, total = self.last_pruned
+        if not skipped:
+            return ""
+        return f"; skipped {skipped} of {total} {level.value} nodes: no term in their digest"
 
     def _dead_end_reason(self) -> str:
         last = self.steps[-1] if self.steps else None
@@ -520,17 +576,29 @@ class Walk:
         the store a page at a time (:func:`~tocsearch.navigate._pages.newest_first`): a scan
         that stops early has not read the older ones.
         """
-        pending = self._unseen(newest_first(self.storage, ranges))
+        guided = self._digest_order(ranges)
+        pending = self._unseen(guided if guided is not None else newest_first(self.storage, ranges))
         page = self.limits.scan_page
         chunk = list(itertools.islice(pending, page))
         first = 0
+        order = "by how many terms their digest may hold, then newest first"
+        if guided is None:
+            order = "newest first"
+        if not chunk and guided is not None and self._scan_pruning:
+            self.note(
+                phase=phase,
+                level=TocLevel.SEGMENT,
+                scope=f"Segments {where}",
+                reason="Nothing to read" + self._scan_note(),
+            )
         while chunk:
             floor = max(self.limits.threshold, self.best_score())
             reported = self._search(
                 chunk,
                 phase=phase,
                 level=TocLevel.SEGMENT,
-                scope=f"Segments {where}, newest first ({first + 1}-{first + len(chunk)})",
+                scope=f"Segments {where}, {order} ({first + 1}-{first + len(chunk)})"
+                + (self._scan_note() if first == 0 else ""),
                 floor=floor,
             )
             if reported is None:
@@ -550,6 +618,97 @@ class Walk:
                 self._annotate("Reading the next, older page of segments")
             else:
                 self._annotate(f"Read every segment {where} ({first} in this scan)")
+
+    def _digest_order(self, ranges: Sequence[TimeRange]) -> Iterator[TocNode] | None:
+        """The segments of ``ranges`` in the order a digest-guided scan reads them, or None
+        when the years there do not all carry a digest (then the scan reads every segment,
+        newest first).
+
+        Pass ``k`` (from all terms down) descends from the years, newest first, into the
+        children whose digest may hold at least ``k`` of the terms (or is unknown), and yields
+        the segments of the days it reaches; a day is read in one pass only. A segment holds
+        no more terms than its day's digest, so a pass whose ``k`` is below the share the scan
+        still reports (the threshold, or the best evidence so far) is not started: nothing it
+        could find would be reported.
+        """
+        if not self.terms:
+            return None
+        years = [
+            node for node in self.storage.get_nodes_by_level(TocLevel.YEAR) if _inside(node, ranges)
+        ]
+        if not years or any(self.may_hold(year) is None for year in years):
+            return None
+        years.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        return self._guided(years, ranges)
+
+    def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[TocNode]:
+        count = len(self.terms)
+        self._children_of: dict[str, list[TocNode]] = {}
+        read: set[str] = set()
+        yielded: set[str] = set()
+        for need in range(count, 0, -1):
+            bound = need / count
+            if bound < max(self.limits.threshold, self.best_score()) - 1e-9:
+                return
+            if bound <= self.best_score() + 1e-9 and len(self.segments) >= _ENOUGH_FULL_SEGMENTS:
+                return  # enough segments as good as anything this pass could find
+            kept = self._kept(years, need)
+            for segment in self._descend(kept, ranges, need, read):
+                if segment.node_id not in yielded:
+                    yielded.add(segment.node_id)
+                    yield segment
+
+    def _kept(self, nodes: list[TocNode], need: int) -> list[TocNode]:
+        """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips."""
+        kept = self.prune(nodes, need)
+        if need == len(self.terms) and nodes:
+            tally = self._scan_pruning.setdefault(_level_of(nodes), [0, 0])
+            tally[0] += len(nodes)
+            tally[1] += len(nodes) - len(kept)
+        kept.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        return kept
+
+    def _descend(
+        self, nodes: list[TocNode], ranges: Sequence[TimeRange], need: int, read: set[str]
+    ) -> Iterator[TocNode]:
+        """The segments below ``nodes`` (newest first) whose ancestors' digests all may hold
+        ``need`` terms, skipping days already ``read``."""
+        for node in nodes:
+            if node.level is TocLevel.SEGMENT:
+                yield node
+                continue
+            if node.node_id in read:
+                continue
+            children = self._children_of.get(node.node_id)
+            if children is None:
+                try:
+                    stored = self.storage.get_child_nodes(node.node_id)
+                except NotFound:
+                    stored = []
+                depth = node.level.depth
+                children = [
+                    child
+                    for child in stored
+                    if child.level.depth > depth and _inside(child, ranges)
+                ]
+                self._children_of[node.node_id] = children
+            if node.level is TocLevel.DAY:
+                read.add(node.node_id)
+            yield from self._descend(self._kept(children, need), ranges, need, read)
+
+    def _scan_note(self) -> str:
+        """ "; skipped 11 of 12 month nodes: not every term in their digest" for the levels
+        where the first pass of a digest-guided scan skipped nodes."""
+        parts = [
+            f"{skipped} of {total} {level.value} nodes"
+            for level, (total, skipped) in sorted(
+                self._scan_pruning.items(), key=lambda entry: entry[0].depth
+            )
+            if skipped
+        ]
+        if not parts:
+            return ""
+        return "; skipped " + ", ".join(parts) + ": not every term in their digest"
 
     def _unseen(self, nodes: Iterable[TocNode]) -> Iterator[TocNode]:
         """``nodes`` not seen by the time each is pulled."""

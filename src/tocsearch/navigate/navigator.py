@@ -24,6 +24,7 @@ from datetime import datetime, timedelta, timezone
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 from tocsearch.navigate._folded import DEFAULT_CAPACITY, FoldedTexts
 from tocsearch.navigate._leaf import finish, grep
 from tocsearch.navigate._meter import TokenMeter
@@ -74,6 +75,8 @@ class Navigator:
         text_cache: how many nodes' case-folded text the navigator keeps between questions
             (least recently used first out; 0 keeps none). It only saves time: answers never
             depend on it.
+        digest_cache: how many nodes' decoded term digests the navigator keeps between
+            questions (at most 128 KiB each; 0 keeps none). It only saves time.
 
     Raises:
         InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
@@ -95,6 +98,7 @@ class Navigator:
         max_start_nodes: int = 3,
         max_events: int = 2000,
         text_cache: int = DEFAULT_CAPACITY,
+        digest_cache: int = DEFAULT_DIGESTS,
     ) -> None:
         if now is not None and (
             not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None
@@ -119,6 +123,12 @@ class Navigator:
             raise InvalidArgument(f"text_cache must be a non-negative integer, got {text_cache!r}")
         # The folded text of the nodes read, kept across questions (bounded; see _folded).
         self._folded = FoldedTexts(text_cache)
+        if isinstance(digest_cache, bool) or not isinstance(digest_cache, int) or digest_cache < 0:
+            raise InvalidArgument(
+                f"digest_cache must be a non-negative integer, got {digest_cache!r}"
+            )
+        # Decoded term digests of the nodes read, kept across questions (bounded; see _digests).
+        self._digests = DigestCache(digest_cache)
 
     def navigate(self, query: str) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it.
@@ -136,7 +146,15 @@ class Navigator:
         greps = bool(terms) and self.storage.count_events() > 0
         reserve = self.token_budget // 2 if greps else self.token_budget // 4
         meter = TokenMeter(self.token_budget, self.estimator, reserve=reserve)
-        walk = Walk(self.storage, terms, self.limits, meter, greps=greps, folded=self._folded)
+        walk = Walk(
+            self.storage,
+            terms,
+            self.limits,
+            meter,
+            greps=greps,
+            folded=self._folded,
+            digests=self._digests,
+        )
         if terms:
             where = self._topical(walk, hints)
             ranges = _searched_ranges(hints.ranges, where)
@@ -161,7 +179,7 @@ class Navigator:
             reason=reason,
             tokens_used=meter.used,
             token_budget=self.token_budget,
-            nodes_visited=len(walk.seen),
+            nodes_visited=len(walk.seen | walk.digest_checked),
             iterations=walk.iterations,
         )
 

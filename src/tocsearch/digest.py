@@ -1,0 +1,183 @@
+"""Term digests: a compact, lossy answer to "could this branch of the tree hold this word?".
+
+Summaries above the segments keep only a few bullets, so a rare word said once in a long
+history is missing from every level above the segment (and the events) that hold it. A
+:class:`TermDigest` is a Bloom filter over the *word-prefix keys* of every text below a node:
+for each case-folded word of at least three characters, its prefixes of three to eight
+characters. A navigator term (a stem that matches at the start of a word) is looked up by its
+first eight characters, so the digest never says "no" about a term one of its texts matches:
+if a term matches a word, the term's first eight characters are a prefix of that word, of
+length three to eight, and so were inserted. It may say "maybe" about a term none holds (a
+false positive), never the other way round.
+
+Every digest has the same size (:data:`DIGEST_BITS`) and hashes (:data:`DIGEST_HASHES`, double
+hashing on two seeded CRC-32s, the same on every machine and in every process), so a parent's
+digest is the bitwise OR of its children's, and adding events only ORs bitmaps. Stored as text:
+``base64(zlib(bitmap))``; an empty text means "unknown" and never rules anything out.
+
+>>> digest = TermDigest.from_texts(["Rotated the Postgres credentials"])
+>>> digest.may_contain("postgr"), digest.may_contain("credential")
+(True, True)
+>>> TermDigest.from_text(digest.to_text()) == digest
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+import zlib
+from collections.abc import Iterable
+
+from tocsearch.errors import InvalidArgument
+
+__all__ = [
+    "DIGEST_BITS",
+    "DIGEST_HASHES",
+    "KEY_MAX",
+    "KEY_MIN",
+    "TermDigest",
+    "prefix_keys",
+]
+
+DIGEST_BITS = 1 << 18
+"""Bits in every digest: a year of a busy history (a few hundred thousand keys) still answers
+"no" for most absent terms, and a sparse day compresses to a few kilobytes."""
+DIGEST_HASHES = 3
+"""Bit positions set per key."""
+KEY_MIN = 3
+"""Shortest word-prefix key (and shortest word inserted)."""
+KEY_MAX = 8
+"""Longest word-prefix key: a term is looked up by its first ``KEY_MAX`` characters."""
+
+_BYTES = DIGEST_BITS // 8
+_MASK = DIGEST_BITS - 1
+# The navigator's word pattern (tocsearch.navigate._terms), so the two always agree on words.
+_WORD = re.compile(r"\w[\w.+#/-]*\w|\w")
+# The characters a word may hold besides word characters: a term may start after any of them.
+_SEPARATORS = frozenset(".+#/-")
+_SEED_A = 0x5BD1E995
+# Words recur across the events of a history: their keys are worked out once.
+_CACHED_WORDS = 1 << 16
+_SEED_B = 0x1B873593
+
+
+@functools.lru_cache(maxsize=_CACHED_WORDS)
+def _positions(key: str) -> tuple[int, ...]:
+    data = key.encode("utf-8")
+    first = zlib.crc32(data, _SEED_A)
+    second = zlib.crc32(data, _SEED_B) | 1  # odd, so the probes never coincide
+    return tuple((first + index * second) & _MASK for index in range(DIGEST_HASHES))
+
+
+def prefix_keys(text: str) -> set[str]:
+    """The word-prefix keys of ``text``: for each case-folded word of at least
+    :data:`KEY_MIN` characters, its prefixes of :data:`KEY_MIN` to :data:`KEY_MAX` characters.
+
+    >>> sorted(prefix_keys("Tokens!"))
+    ['tok', 'toke', 'token', 'tokens']
+    """
+    keys: set[str] = set()
+    for word in set(_WORD.findall(text.casefold())):
+        keys.update(_word_keys(word))
+    return keys
+
+
+@functools.lru_cache(maxsize=_CACHED_WORDS)
+def _word_keys(word: str) -> tuple[str, ...]:
+    # A term matches wherever no word character precedes it, so "token" matches inside
+    # "auth.token" too: the start of the word and every word character after a separator.
+    keys: list[str] = []
+    for start in range(len(word)):
+        if word[start] in _SEPARATORS or (start and word[start - 1] not in _SEPARATORS):
+            continue
+        tail = word[start : start + KEY_MAX]
+        keys.extend(tail[:length] for length in range(KEY_MIN, len(tail) + 1))
+    return tuple(keys)
+
+
+class TermDigest:
+    """A Bloom filter over word-prefix keys; immutable once made.
+
+    Runtime complexity: :meth:`may_contain` is O(1); :meth:`union` and the text forms are
+    O(m) for m bits.
+    """
+
+    __slots__ = ("_bitmap",)
+
+    def __init__(self, bitmap: bytes = bytes(_BYTES)) -> None:
+        if not isinstance(bitmap, bytes) or len(bitmap) != _BYTES:
+            raise InvalidArgument(
+                f"a digest's bitmap must be {_BYTES} bytes, got {type(bitmap).__name__} "
+                f"of length {len(bitmap) if isinstance(bitmap, (bytes, bytearray)) else '?'}"
+            )
+        self._bitmap = bitmap
+
+    @classmethod
+    def from_keys(cls, keys: Iterable[str]) -> TermDigest:
+        """The digest holding exactly ``keys`` (each already a prefix key)."""
+        bitmap = bytearray(_BYTES)
+        for key in set(keys):
+            for position in _positions(key):
+                bitmap[position >> 3] |= 1 << (position & 7)
+        return cls(bytes(bitmap))
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> TermDigest:
+        """The digest of every word of ``texts``; the same for the same words in any order."""
+        # One pass over all the texts: a line break is never part of a word.
+        return cls.from_keys(prefix_keys("\n".join(texts)))
+
+    def union(self, others: Iterable[TermDigest]) -> TermDigest:
+        """The digest of everything this one or any of ``others`` holds."""
+        bits = int.from_bytes(self._bitmap, "little")
+        for other in others:
+            bits |= int.from_bytes(other._bitmap, "little")
+        return TermDigest(bits.to_bytes(_BYTES, "little"))
+
+    def may_contain(self, term: str) -> bool:
+        """Whether a text summarised here may hold a word that ``term`` starts (False is
+        certain; True may be a false positive). Terms shorter than :data:`KEY_MIN` characters
+        are never ruled out."""
+        key = term.casefold()[:KEY_MAX]
+        if len(key) < KEY_MIN:
+            return True
+        bitmap = self._bitmap
+        return all(bitmap[at >> 3] >> (at & 7) & 1 for at in _positions(key))
+
+    @property
+    def fill_ratio(self) -> float:
+        """The share of bits set; the false positive rate is about its cube."""
+        return int.from_bytes(self._bitmap, "little").bit_count() / DIGEST_BITS
+
+    def to_text(self) -> str:
+        """The digest as stored text: ``base64(zlib(bitmap))``, little-endian bit order."""
+        return base64.b64encode(zlib.compress(self._bitmap, 6)).decode("ascii")
+
+    @classmethod
+    def from_text(cls, text: str) -> TermDigest:
+        """The digest stored as ``text`` by :meth:`to_text`.
+
+        Raises:
+            InvalidArgument: ``text`` is not a digest of this size.
+        """
+        try:
+            raw = zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True))
+        except (binascii.Error, zlib.error, UnicodeEncodeError, ValueError) as error:
+            raise InvalidArgument(f"not a term digest: {text[:40]!r} ({error})") from None
+        if len(raw) != _BYTES:
+            raise InvalidArgument(
+                f"not a term digest: {text[:40]!r} decodes to {len(raw)} bytes, not {_BYTES}"
+            )
+        return cls(raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TermDigest) and other._bitmap == self._bitmap
+
+    def __hash__(self) -> int:
+        return hash(self._bitmap)
+
+    def __repr__(self) -> str:
+        return f"TermDigest(fill_ratio={self.fill_ratio:.4f})"

@@ -1,0 +1,70 @@
+"""Decoded term digests (:mod:`tocsearch.digest`) of the nodes a navigator reads.
+
+A stored digest is compressed text; decoding one costs a fraction of a millisecond and a
+decoded one takes :data:`~tocsearch.digest.DIGEST_BITS` / 8 bytes, so decoded digests are kept
+in a small least-recently-used cache keyed by ``(node_id, version)``: a node rewritten with new
+events has a new version and is decoded afresh. An empty or malformed digest is *unknown*:
+it never rules a node out.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from tocsearch.digest import TermDigest
+from tocsearch.errors import InvalidArgument
+from tocsearch.models import TocNode
+
+__all__ = ["DEFAULT_DIGESTS", "DigestCache"]
+
+DEFAULT_DIGESTS = 2048
+"""How many decoded digests a navigator keeps: 64 MiB at most, enough for every year, month
+and week of a decade and the days a few questions narrow down to."""
+
+
+class DigestCache:
+    """A bounded cache of decoded digests by ``(node_id, version)``.
+
+    Runtime complexity: O(1) per lookup of a cached digest; O(m) to decode one of m bits.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_DIGESTS) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
+            raise InvalidArgument(f"capacity must be a non-negative integer, got {capacity!r}")
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[str, int, str], TermDigest | None] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def of(self, node: TocNode) -> TermDigest | None:
+        """The decoded digest of ``node``, or None when it is unknown (empty or malformed)."""
+        if not node.digest:
+            return None
+        # The text's length is part of the key, so a node whose digest changed without a new
+        # version (a hand-edited store) is not answered from a stale entry.
+        key = (node.node_id, node.version, str(len(node.digest)))
+        entries = self._entries
+        try:
+            found = entries[key]
+        except KeyError:
+            pass
+        else:
+            # Another thread may have evicted it meanwhile: that costs a decode, never an answer.
+            try:  # noqa: SIM105
+                entries.move_to_end(key)
+            except KeyError:
+                pass
+            return found
+        try:
+            digest: TermDigest | None = TermDigest.from_text(node.digest)
+        except InvalidArgument:
+            digest = None
+        if self.capacity:
+            try:
+                while len(entries) >= self.capacity:
+                    entries.popitem(last=False)
+                entries[key] = digest
+            except KeyError:
+                pass
+        return digest

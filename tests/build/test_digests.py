@@ -1,0 +1,96 @@
+"""Term digests of built nodes: a day's holds every word of its events, parents hold the union
+of their children's, and late events keep both true."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import attrs
+
+from build.synthetic import history
+from tocsearch import ids
+from tocsearch.build import TocBuilder
+from tocsearch.build._digests import union_digest
+from tocsearch.digest import TermDigest
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event
+from tocsearch.storage import InMemoryStorage
+
+
+def assert_parents_are_unions(storage: InMemoryStorage) -> None:
+    """Every day has a digest, and every week, month and year holds exactly the union of its
+    children's digests."""
+    for day in storage.get_nodes_by_level(TocLevel.DAY):
+        assert day.digest
+    for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
+        for node in storage.get_nodes_by_level(level):
+            children = [storage.get_node(child) for child in node.child_node_ids]
+            assert node.digest == union_digest(children), node.node_id
+
+
+def tool_event(after: Event, text: str) -> Event:
+    when = after.timestamp + timedelta(seconds=2)
+    return Event(
+        event_id=ids.event_id(when, "tool-late"),
+        session_id=after.session_id,
+        timestamp=when,
+        role="tool",
+        event_type="tool_result",
+        text=text,
+    )
+
+
+def test_parents_hold_the_union_of_their_childrens_digests() -> None:
+    """After an ingest, days carry digests and every parent's is its children's union."""
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(history(400))
+    assert_parents_are_unions(storage)
+    for segment in storage.get_nodes_by_level(TocLevel.SEGMENT):
+        assert segment.digest == ""  # their events are read directly
+
+
+def test_a_late_tool_output_word_reaches_every_ancestor() -> None:
+    """A word said only in a late tool result is in the digests of its day, week, month and
+    year, and the unions still hold after the late ingest."""
+    events = history(400)
+    storage = InMemoryStorage()
+    builder = TocBuilder(storage)
+    builder.ingest(events)
+    late = tool_event(events[200], "stack trace mentions zanzibarlock in the worker")
+    builder.ingest([late])
+    assert_parents_are_unions(storage)
+    node_id: str | None = ids.day_id(late.timestamp.date())
+    while node_id is not None:
+        digest = TermDigest.from_text(storage.get_node(node_id).digest)
+        assert digest.may_contain("zanzibarlock"), node_id
+        node_id = ids.parent_id(node_id)
+    other_day = ids.day_id(events[-1].timestamp.date())
+    assert other_day != ids.day_id(late.timestamp.date())
+    assert not TermDigest.from_text(storage.get_node(other_day).digest).may_contain("zanzibar")
+
+
+def test_digests_do_not_depend_on_how_events_were_batched() -> None:
+    """One batch, or many small ones in reverse order, give the same digests on every node."""
+    events = history(300)
+    whole = InMemoryStorage()
+    TocBuilder(whole).ingest(events)
+    pieces = InMemoryStorage()
+    builder = TocBuilder(pieces)
+    for start in reversed(range(0, len(events), 37)):
+        builder.ingest(events[start : start + 37])
+    for node_id in whole.iter_node_ids():
+        assert whole.get_node(node_id).digest == pieces.get_node(node_id).digest, node_id
+
+
+def test_a_parent_of_a_child_without_a_digest_has_none() -> None:
+    """A parent whose child's digest is unknown (or unreadable) is unknown too, so it never
+    hides that child from a search."""
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(history(200))
+    days = storage.get_nodes_by_level(TocLevel.DAY)
+    assert union_digest(days) != ""
+    blank = [attrs.evolve(days[0], digest=""), *days[1:]]
+    assert union_digest(blank) == ""
+    broken = [attrs.evolve(days[0], digest="not a digest"), *days[1:]]
+    assert union_digest(broken) == ""
+    assert union_digest([]) == ""

@@ -1,0 +1,122 @@
+"""The navigator prunes by term digest: whole branches that cannot hold a query's terms are
+skipped, what can hold them is read first, and a digest it cannot read never prunes."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from navigate.navtree import Seg, build_nodes, build_store, utc
+from tocsearch import ids
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
+from tocsearch.navigate import Navigator
+from tocsearch.navigate._digests import DigestCache
+from tocsearch.storage import InMemoryStorage
+
+FILLER = [f"{a}{b}{c}" for a in "bdfgklmnprstvz" for b in "aeiou" for c in ("ko", "ri", "sam")]
+NOW = utc(2027, 1, 10)
+SEGMENTS = 5000
+LARGE_DAYS = 2 * 365
+
+
+def large_history(target: int, term: str) -> list[Seg]:
+    """About SEGMENTS segments over two years of filler words; segment ``target`` alone holds
+    ``term``, in one bullet."""
+    rng = random.Random(5)
+    specs: list[Seg] = []
+    for index in range(SEGMENTS):
+        day = index * LARGE_DAYS // SEGMENTS
+        start = utc(2025, 1, 1, 6) + timedelta(days=day, minutes=10 * (index % 7))
+        bullets = [" ".join(rng.choices(FILLER, k=6)) for _ in range(3)]
+        if index == target:
+            bullets[1] += f" then {term} again"
+        specs.append(Seg(start, " ".join(rng.choices(FILLER, k=3)), tuple(bullets), minutes=5))
+    return specs
+
+
+@given(target=st.integers(0, SEGMENTS - 1))
+@settings(max_examples=3)
+def test_a_unique_term_in_a_large_tree_is_found_reading_few_nodes(target: int) -> None:
+    """In a tree of 5,000 segments, a term said in one segment only is found, reading a
+    small fraction of the nodes, and the path says which branches it skipped."""
+    store = build_store(large_history(target, "quokkaflux"), digests=True)
+    result = Navigator(store, now=NOW).navigate("what about quokkaflux?")
+    spec_day = (utc(2025, 1, 1, 6) + timedelta(days=target * LARGE_DAYS // SEGMENTS)).date()
+    assert ids.segment_id(spec_day, f"s{target}") in result.segment_ids
+    assert not result.partial
+    assert result.nodes_visited < SEGMENTS // 20
+    assert any("no term in their digest" in step.scope for step in result.steps) or any(
+        "not every term in their digest" in step.scope for step in result.steps
+    )
+
+
+def test_a_term_said_nowhere_reads_no_segment() -> None:
+    """A topic no digest can hold is settled at the years: no segment is read."""
+    specs = large_history(0, "quokkaflux")[:400]
+    store = build_store(specs, digests=True)
+    result = Navigator(store, now=NOW).navigate("zyxwvutsr")
+    assert result.evidence == ()
+    assert all(step.level is not TocLevel.SEGMENT or step.searched == 0 for step in result.steps)
+    assert result.nodes_visited <= 4
+
+
+def broken(nodes: dict[str, TocNode], digest: str) -> InMemoryStorage:
+    """A store of ``nodes`` where every node above the segments carries ``digest``."""
+    storage = InMemoryStorage()
+    storage.put_nodes(
+        attrs.evolve(node, digest=digest) if node.level is not TocLevel.SEGMENT else node
+        for node in nodes.values()
+    )
+    return storage
+
+
+@given(digest=st.sampled_from(["not base64!", "AAAA", "eJwDAAAAAAE=", "x" * 40]))
+@settings(max_examples=4)
+def test_a_malformed_digest_is_unknown_and_never_prunes(digest: str) -> None:
+    """Digests that do not decode are treated as absent: the planted term is still found."""
+    specs = large_history(123, "quokkaflux")[:600]
+    store = broken(build_nodes(specs, digests=True), digest)
+    result = Navigator(store, now=NOW).navigate("quokkaflux")
+    wanted = ids.segment_id(specs[123].start.date(), "s123")
+    assert wanted in result.segment_ids
+    assert not any("digest" in step.scope for step in result.steps)
+
+
+def test_a_tree_without_digests_is_searched_as_before() -> None:
+    """Without digests the scan reads segments newest first, as it always did."""
+    specs = large_history(10, "quokkaflux")[:300]
+    result = Navigator(build_store(specs), now=NOW).navigate("quokkaflux")
+    assert ids.segment_id(specs[10].start.date(), "s10") in result.segment_ids
+    assert any("newest first" in step.scope for step in result.steps)
+
+
+def test_the_digest_cache_keeps_at_most_its_capacity_and_reads_unknowns_as_none() -> None:
+    """Decoded digests are bounded by the capacity; an empty or bad digest decodes to None."""
+    nodes = build_nodes(large_history(0, "quokkaflux")[:200], digests=True)
+    days = [node for node in nodes.values() if node.level is TocLevel.DAY]
+    cache = DigestCache(capacity=3)
+    for day in days:
+        assert cache.of(day) is not None
+    assert len(cache) == 3
+    assert cache.of(attrs.evolve(days[0], digest="")) is None
+    assert cache.of(attrs.evolve(days[0], digest="garbage", version=7)) is None
+
+
+def test_a_digest_rewritten_with_a_new_version_is_decoded_again() -> None:
+    """A node whose digest changed (new version) is not answered from the old entry."""
+    nodes = build_nodes(large_history(0, "quokkaflux")[:50], digests=True)
+    day = next(node for node in nodes.values() if node.level is TocLevel.DAY)
+    other = next(
+        node for node in nodes.values() if node.level is TocLevel.DAY and node.digest != day.digest
+    )
+    cache = DigestCache()
+    first = cache.of(day)
+    second = cache.of(attrs.evolve(day, digest=other.digest, version=day.version + 1))
+    assert first is not None
+    assert second is not None
+    assert first != second

@@ -1,0 +1,129 @@
+"""Term digests: no false negatives, unions, round trips, and the same bits in every process."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tocsearch.digest import DIGEST_BITS, KEY_MAX, KEY_MIN, TermDigest, prefix_keys
+from tocsearch.errors import InvalidArgument
+from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._weights import TermMatcher
+
+# Words with the characters a word may hold besides letters, so "auth.token" and "node.js"
+# shapes (where a term may start after a separator) are drawn too.
+words = st.text(alphabet="abcdeéßTOK019._-+#/", min_size=1, max_size=14)
+texts = st.lists(words, max_size=12).map(" ".join)
+
+
+@given(st.lists(texts, max_size=5))
+def test_text_round_trip_gives_the_same_digest(values: list[str]) -> None:
+    """to_text then from_text gives back an equal digest."""
+    digest = TermDigest.from_texts(values)
+    assert TermDigest.from_text(digest.to_text()) == digest
+
+
+@given(st.lists(texts, max_size=5))
+def test_every_prefix_key_of_every_word_may_be_contained(values: list[str]) -> None:
+    """No false negatives: each inserted prefix key is reported as possibly present."""
+    digest = TermDigest.from_texts(values)
+    for text in values:
+        for key in prefix_keys(text):
+            assert KEY_MIN <= len(key) <= KEY_MAX
+            assert digest.may_contain(key)
+
+
+@given(text=texts, query=texts)
+def test_every_term_the_walk_matches_may_be_contained(text: str, query: str) -> None:
+    """A navigator term that the walk's matcher finds in a text is never ruled out by that
+    text's digest."""
+    terms = topic_terms(query)
+    digest = TermDigest.from_texts([text])
+    for term in TermMatcher(terms).present(text):
+        assert digest.may_contain(term), (term, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("Rotated the Postgres credentials", "credential"),
+        ("tokens expired", "token"),
+        ("see auth.token for details", "token"),
+        ("upgraded node.js today", "node.js"),
+        ("internationalizations work", "internationalization"),
+    ],
+)
+def test_terms_found_by_the_matcher_are_in_the_digest(text: str, term: str) -> None:
+    """Examples of matches the digest must keep: suffixes, words after a dot, long stems."""
+    assert term in TermMatcher([term]).present(text)
+    assert TermDigest.from_texts([text]).may_contain(term)
+
+
+@given(st.lists(texts, max_size=4), st.lists(texts, max_size=4))
+def test_union_is_the_digest_of_all_the_texts(left: list[str], right: list[str]) -> None:
+    """The union of two digests equals the digest of both sets of texts together."""
+    joined = TermDigest.from_texts(left).union([TermDigest.from_texts(right)])
+    assert joined == TermDigest.from_texts(left + right)
+
+
+def test_a_word_never_inserted_is_ruled_out() -> None:
+    """A digest of a few words says no to an unrelated word (no bits in common here)."""
+    digest = TermDigest.from_texts(["deploy the cache"])
+    assert not digest.may_contain("quokkaflux")
+    assert 0.0 < digest.fill_ratio < 0.001
+
+
+def test_short_terms_are_never_ruled_out() -> None:
+    """A term shorter than KEY_MIN (an acronym such as "ci") is always possibly present."""
+    assert TermDigest().may_contain("ci")
+
+
+def test_the_bits_are_fixed_for_a_fixed_input() -> None:
+    """The hash positions are the same on every machine: a known word sets known bits."""
+    digest = TermDigest.from_texts(["token"])
+    raw = int.from_bytes(_bitmap(digest), "little")
+    expected = [1665, 2850, 4035, 41004, 50666, 176907, 187505, 200552, 213599]
+    assert [index for index in range(DIGEST_BITS) if raw >> index & 1] == expected
+
+
+def test_the_digest_is_the_same_in_another_process() -> None:
+    """A digest made in a process with another string-hash seed has the same text."""
+    script = (
+        "from tocsearch.digest import TermDigest;"
+        "print(TermDigest.from_texts(['rotate the postgres credentials']).to_text())"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert outputs == {TermDigest.from_texts(["rotate the postgres credentials"]).to_text()}
+
+
+@pytest.mark.parametrize("text", ["", "not base64!", "aGVsbG8=", "eJwDAAAAAAE="])
+def test_malformed_text_is_refused_with_a_clear_error(text: str) -> None:
+    """from_text refuses a text that is not a digest of this size, naming it."""
+    with pytest.raises(InvalidArgument, match="not a term digest"):
+        TermDigest.from_text(text)
+
+
+def test_a_bitmap_of_the_wrong_size_is_refused() -> None:
+    """A digest is always DIGEST_BITS bits."""
+    with pytest.raises(InvalidArgument, match="bitmap"):
+        TermDigest(b"\x00")
+
+
+def _bitmap(digest: TermDigest) -> bytes:
+    """The raw bitmap, read back through the stored form."""
+    return zlib.decompress(base64.b64decode(digest.to_text()))
