@@ -59,9 +59,9 @@ _WORD = re.compile(r"\w[\w.+#/-]*\w|\w")
 # The characters a word may hold besides word characters: a term may start after any of them.
 _SEPARATORS = frozenset(".+#/-")
 _SEED_A = 0x5BD1E995
-# Words recur across the events of a history: their keys are worked out once.
-_CACHED_WORDS = 1 << 16
 _SEED_B = 0x1B873593
+# Words recur across the events of a history: their keys and bits are worked out once.
+_CACHED_WORDS = 1 << 16
 
 
 @functools.lru_cache(maxsize=_CACHED_WORDS)
@@ -98,6 +98,11 @@ def _word_keys(word: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
+@functools.lru_cache(maxsize=_CACHED_WORDS)
+def _word_positions(word: str) -> frozenset[int]:
+    return frozenset(position for key in _word_keys(word) for position in _positions(key))
+
+
 class TermDigest:
     """A Bloom filter over word-prefix keys; immutable once made.
 
@@ -128,7 +133,13 @@ class TermDigest:
     def from_texts(cls, texts: Iterable[str]) -> TermDigest:
         """The digest of every word of ``texts``; the same for the same words in any order."""
         # One pass over all the texts: a line break is never part of a word.
-        return cls.from_keys(prefix_keys("\n".join(texts)))
+        positions: set[int] = set()
+        for word in set(_WORD.findall("\n".join(texts).casefold())):
+            positions.update(_word_positions(word))
+        bitmap = bytearray(_BYTES)
+        for position in positions:
+            bitmap[position >> 3] |= 1 << (position & 7)
+        return cls(bytes(bitmap))
 
     def union(self, others: Iterable[TermDigest]) -> TermDigest:
         """The digest of everything this one or any of ``others`` holds."""
@@ -154,7 +165,11 @@ class TermDigest:
 
     def to_text(self) -> str:
         """The digest as stored text: ``base64(zlib(bitmap))``, little-endian bit order."""
-        return base64.b64encode(zlib.compress(self._bitmap, 6)).decode("ascii")
+        # Run-length matching suits a sparse bitmap: smaller than the default strategy at
+        # any level, and about ten times faster than level 6.
+        packer = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
+        packed = packer.compress(self._bitmap) + packer.flush()
+        return base64.b64encode(packed).decode("ascii")
 
     @classmethod
     def from_text(cls, text: str) -> TermDigest:

@@ -9,13 +9,16 @@ would hide them from a search.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, TocNode
 
-__all__ = ["day_digest", "node_texts", "union_digest"]
+__all__ = ["DayDigests", "Unions", "day_digest", "node_texts", "union_digest"]
+
+_CACHED_DAYS = 4096
 
 
 def node_texts(node: TocNode) -> list[str]:
@@ -34,6 +37,33 @@ def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
     return TermDigest.from_texts(texts).to_text()
 
 
+class DayDigests:
+    """Day digests remembered by what they are made of: the day's event ids (an event id
+    always names the same event) and its segments' texts. Re-ingesting a day whose events did
+    not change then costs no digest work. Bounded: the least recently used day goes first."""
+
+    def __init__(self, capacity: int = _CACHED_DAYS) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[object, ...], str] = OrderedDict()
+
+    def of(self, events: Sequence[Event], segments: Sequence[TocNode]) -> str:
+        """:func:`day_digest` of ``events`` and ``segments``."""
+        key = (
+            tuple(event.event_id for event in events),
+            tuple((node.title, node.summary, node.bullets, node.keywords) for node in segments),
+        )
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+            return found
+        text = day_digest(events, segments)
+        while len(self._entries) >= self.capacity > 0:
+            self._entries.popitem(last=False)
+        if self.capacity:
+            self._entries[key] = text
+        return text
+
+
 def union_digest(children: Sequence[TocNode]) -> str:
     """The digest text of a parent: the union of its children's, or "" when any is unknown
     or unreadable."""
@@ -44,3 +74,26 @@ def union_digest(children: Sequence[TocNode]) -> str:
     except InvalidArgument:
         return ""
     return digests[0].union(digests[1:]).to_text()
+
+
+class Unions:
+    """:func:`union_digest` remembered by the children's digest texts (bounded, least recently
+    used first out): a year is rolled up on every ingest while most of its months stay put."""
+
+    def __init__(self, capacity: int = _CACHED_DAYS) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[str, ...], str] = OrderedDict()
+
+    def of(self, children: Sequence[TocNode]) -> str:
+        """:func:`union_digest` of ``children``."""
+        key = tuple(child.digest for child in children)
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+            return found
+        text = union_digest(children)
+        while len(self._entries) >= self.capacity > 0:
+            self._entries.popitem(last=False)
+        if self.capacity:
+            self._entries[key] = text
+        return text

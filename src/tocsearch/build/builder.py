@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
-from tocsearch.build._digests import day_digest, union_digest
+from tocsearch.build._digests import DayDigests, Unions
 from tocsearch.build.config import BuildConfig
 from tocsearch.build.extractive import ExtractiveSummarizer
 from tocsearch.build.grips import segment_bullets
@@ -127,6 +127,9 @@ class TocBuilder:
         )
         self.config = config if config is not None else BuildConfig()
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
+        # Digests of days and parents already worked out in this process (bounded).
+        self._day_digests = DayDigests()
+        self._unions = Unions()
 
     # -- public ----------------------------------------------------------------------------
     def ingest(self, events: Iterable[Event]) -> IngestReport:
@@ -243,7 +246,7 @@ class TocBuilder:
             for plan in plans:
                 nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
             run.last_segment[day] = plans[-1].events
-            run.digests_by_day[day] = day_digest(events, nodes)
+            run.digests_by_day[day] = self._day_digests.of(events, nodes)
         for dropped in stored.values():
             run.dropped_nodes.append(dropped.node_id)
             self._drop_grips(dropped, run)
@@ -337,7 +340,9 @@ class TocBuilder:
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
                 children = self._stored_children(node_id, level)
                 if children:
-                    parents.append(self._parent(node_id, level, children, union_digest(children)))
+                    parents.append(
+                        self._parent(node_id, level, children, self._unions.of(children))
+                    )
             self._write_level(parents, run)
             changed = {parent_id(node.node_id) for node in parents}
 
