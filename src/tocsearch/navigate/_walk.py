@@ -653,10 +653,11 @@ class Walk:
             if bound <= self.best_score() + 1e-9 and len(self.segments) >= _ENOUGH_FULL_SEGMENTS:
                 return  # enough segments as good as anything this pass could find
             kept = self._kept(years, need)
-            for segment in self._descend(kept, ranges, need, read):
-                if segment.node_id not in yielded:
-                    yielded.add(segment.node_id)
-                    yield segment
+            for batch in self._descend(kept, ranges, need, read):
+                for segment in batch:
+                    if segment.node_id not in yielded:
+                        yielded.add(segment.node_id)
+                        yield segment
 
     def _kept(self, nodes: list[TocNode], need: int) -> list[TocNode]:
         """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips."""
@@ -670,14 +671,15 @@ class Walk:
 
     def _descend(
         self, nodes: list[TocNode], ranges: Sequence[TimeRange], need: int, read: set[str]
-    ) -> Iterator[TocNode]:
+    ) -> Iterator[list[TocNode]]:
         """The segments below ``nodes`` (newest first) whose ancestors' digests all may hold
-        ``need`` terms, skipping days already ``read``."""
+        ``need`` terms, skipping days already ``read``; in batches (a node's segment children
+        at once), so a long scan does not resume a chain of generators per segment."""
+        leaves = [node for node in nodes if node.level is TocLevel.SEGMENT]
+        if leaves:
+            yield leaves
         for node in nodes:
-            if node.level is TocLevel.SEGMENT:
-                yield node
-                continue
-            if node.node_id in read:
+            if node.level is TocLevel.SEGMENT or node.node_id in read:
                 continue
             children = self._children_of.get(node.node_id)
             if children is None:
