@@ -9,9 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from navigate.navtree import utc
+from tocsearch import ids
 from tocsearch.build import TocBuilder
-from tocsearch.models import Event, EventRole, EventType
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, TocNode
 from tocsearch.navigate import EvidenceKind, Navigator
+from tocsearch.navigate._events import SPEAKER_KEY, PooledEvent, rank_events
 from tocsearch.navigate._weights import TermMatcher, TermWeights
 from tocsearch.storage import InMemoryStorage
 
@@ -98,3 +101,122 @@ def test_limits_hold_with_events(budget: int, iterations: int) -> None:
 
 
 _STORE = _history()
+
+
+def _dialogue(lines: list[tuple[str, str]], *, session: str = "s0") -> list[Event]:
+    """One session of turns, each ``(speaker, text)``, a minute apart, labelled as LoCoMo's
+    importer labels them: the speaker in the metadata and before the text."""
+    start = utc(2026, 3, 2, 9)
+    events = []
+    for index, (speaker, text) in enumerate(lines):
+        at = start + timedelta(minutes=index)
+        events.append(
+            Event(
+                event_id=ids.event_id(at, f"{session}.{index:02d}"),
+                session_id=session,
+                timestamp=at,
+                role=EventRole.USER,
+                event_type=EventType.USER_MESSAGE,
+                text=f"{speaker}: {text}",
+                metadata={SPEAKER_KEY: speaker},
+            )
+        )
+    return events
+
+
+def _pool(events: list[Event]) -> list[PooledEvent]:
+    segment = TocNode(
+        node_id=ids.segment_id(events[0].timestamp.date(), "a"),
+        level=TocLevel.SEGMENT,
+        title="chat",
+        start_time=events[0].timestamp,
+        end_time=events[-1].timestamp,
+        event_ids=tuple(event.event_id for event in events),
+    )
+    return [PooledEvent(event, segment) for event in events]
+
+
+def test_a_speaker_named_in_the_question_is_held_by_what_they_said() -> None:
+    """'Ann' in a question finds Ann's turns, not Bob's turn that addresses her by name, even
+    though Bob's turn is newer and its text holds every term."""
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(
+        _dialogue(
+            [
+                ("Ann", "I saw the quokka exhibit at the zoo today."),
+                ("Bob", "Lovely! What did you like best?"),
+                ("Bob", "Ann, the quokka exhibit photo you sent is great."),
+            ]
+        )
+    )
+    result = Navigator(storage, now=utc(2026, 3, 10)).navigate(
+        "What did Ann say about the quokka exhibit?"
+    )
+    first = result.evidence[0]
+    assert first.text.startswith("Ann: I saw the quokka exhibit")
+    assert first.matched_terms == ("ann", "quokka", "exhibit")
+    bob = next(item for item in result.evidence if item.text.startswith("Bob: Ann,"))
+    assert "ann" not in bob.matched_terms
+
+
+def test_with_a_speaker_named_the_context_moved_up_is_their_own_turns() -> None:
+    """Behind the best hit come the named speaker's turns around it (the one before, then the
+    one after), not the other speaker's reply in between."""
+    events = _dialogue(
+        [
+            ("Bob", "How was the weekend?"),
+            ("Ann", "Busy, I went to the zoo."),
+            ("Bob", "Which animals did you see?"),
+            ("Ann", "Mostly the quokka enclosure."),
+            ("Bob", "Cute!"),
+            ("Ann", "They were napping in the shade all afternoon."),
+        ]
+    )
+    pool = _pool(events)
+    terms = ("ann", "quokka")
+    hits = rank_events(pool, TermMatcher(terms), terms, {})
+    order = [hit.event.text for hit in hits]
+    assert order[:3] == [events[3].text, events[1].text, events[5].text]
+
+
+def test_without_a_speaker_named_the_turns_after_the_best_hit_follow_it() -> None:
+    """A question that names no speaker keeps grep's after-context: the turns just after the
+    best hit are moved up behind it, whoever said them."""
+    events = _dialogue(
+        [
+            ("Ann", "Anything new?"),
+            ("Bob", "The quokka enclosure reopened."),
+            ("Ann", "Finally!"),
+            ("Bob", "The keepers rebuilt the shelter."),
+        ]
+    )
+    terms = ("quokka",)
+    hits = rank_events(_pool(events), TermMatcher(terms), terms, {})
+    assert [hit.event.text for hit in hits][:3] == [event.text for event in events[1:]]
+
+
+@given(
+    turns=st.lists(
+        st.tuples(st.sampled_from(("Ann", "Bob", "Cy")), st.sampled_from(("Ann", "Bob", ""))),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_speaker_term_is_held_exactly_by_that_speakers_events(
+    turns: list[tuple[str, str]],
+) -> None:
+    """When Ann said any of the events, an event holds the term 'ann' if and only if she said
+    it, whoever the texts address; when she said none, 'ann' is matched in the text like any
+    term. Other terms are always matched in the text."""
+    events = _dialogue(
+        [(speaker, f"{addressee} the quokka".strip()) for speaker, addressee in turns]
+    )
+    terms = ("ann", "quokka")
+    hits = rank_events(_pool(events), TermMatcher(terms), terms, {})
+    assert len(hits) == len(events)
+    speaks = any(speaker == "Ann" for speaker, _ in turns)
+    for hit in hits:
+        said = hit.event.metadata[SPEAKER_KEY] == "Ann"
+        named = "Ann" in hit.event.text
+        assert ("ann" in hit.matched) == (said if speaks else named)
+        assert "quokka" in hit.matched

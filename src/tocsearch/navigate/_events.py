@@ -11,6 +11,12 @@ grep, with three signals:
   (the question before an answer, the answer after a question);
 - **its segment**: how well the segment's own summary matches, as a prior.
 
+A query term that names a speaker (an event's ``speaker`` metadata, as importers of
+conversations between people record it) says who spoke, not what was said: it is held by the
+events that person said, not by every turn that addresses them by name. The turns around the
+best hits are moved up behind them, as grep's context lines; when the question names a speaker,
+only that speaker's turns.
+
 Everything is computed on the fly from the events at hand: no index.
 """
 
@@ -24,7 +30,14 @@ from tocsearch.models import Event, TocNode
 from tocsearch.navigate._weights import TermMatcher, TermWeights
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["EventHit", "PooledEvent", "rank_events", "segment_events", "segment_priors"]
+__all__ = [
+    "SPEAKER_KEY",
+    "EventHit",
+    "PooledEvent",
+    "rank_events",
+    "segment_events",
+    "segment_priors",
+]
 
 # BM25's term-frequency saturation and length normalisation.
 _K1 = 1.2
@@ -37,7 +50,15 @@ _LOOK_BACK = 6
 # The best hits whose following turns are moved up behind them, and how many turns follow.
 _REPLIED_HITS = 2
 _REPLIES = 3
+# When the question names a speaker: the best hits whose nearby turns by that speaker are
+# moved up behind them, and how many turns before and after each are looked at.
+_SPOKEN_HITS = 3
+_SPOKEN_BEFORE = 2
+_SPOKEN_AFTER = 3
 _FADE = 0.85
+# The event metadata key naming who said an event (set by importers of conversations between
+# people, such as LoCoMo's).
+SPEAKER_KEY = "speaker"
 
 
 @attrs.frozen
@@ -112,6 +133,36 @@ def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> f
     return best
 
 
+def _speaker_terms(pool: Sequence[PooledEvent], matcher: TermMatcher) -> dict[str, frozenset[str]]:
+    """For each speaker of an event in ``pool``, the terms that name them; empty when no term
+    names a speaker."""
+    held = {
+        speaker: matcher.present(speaker)
+        for speaker in {item.event.metadata.get(SPEAKER_KEY, "") for item in pool}
+        if speaker
+    }
+    return held if any(held.values()) else {}
+
+
+def _term_counts(
+    pool: Sequence[PooledEvent], matcher: TermMatcher, speakers: Mapping[str, frozenset[str]]
+) -> list[dict[str, int]]:
+    """How often each term occurs in each event's text, except that a term naming a speaker is
+    held (once) by the events that speaker said, not by the text of every turn that addresses
+    them by name."""
+    named = frozenset().union(*speakers.values())
+    counts: list[dict[str, int]] = []
+    for item in pool:
+        found = matcher.counts(item.event.text)
+        speaker = item.event.metadata.get(SPEAKER_KEY, "")
+        if named and speaker:
+            for term in named:
+                found.pop(term, None)
+            found.update(dict.fromkeys(speakers[speaker], 1))
+        counts.append(found)
+    return counts
+
+
 def rank_events(
     pool: Sequence[PooledEvent],
     matcher: TermMatcher,
@@ -121,13 +172,15 @@ def rank_events(
     """The events of ``pool`` that hold a term or sit next to one that does, best first.
 
     ``pool`` must list each segment's events together and in time order, so neighbours are
-    adjacent. Ties go to the newest event.
+    adjacent. Ties go to the newest event. A term naming a speaker is held by what that speaker
+    said (see the module docstring).
 
     Runtime complexity: O(c) for c characters of event text, plus a sort of the hits.
     """
     if not pool or not terms:
         return []
-    counts = [matcher.counts(item.event.text) for item in pool]
+    speakers = _speaker_terms(pool, matcher)
+    counts = _term_counts(pool, matcher, speakers)
     lengths = [max(1, len(item.event.text.split())) for item in pool]
     average = sum(lengths) / len(lengths)
     weights = TermWeights(terms, (found.keys() for found in counts))
@@ -148,32 +201,62 @@ def rank_events(
         matched = tuple(term for term in terms if term in counts[index])
         hits.append(EventHit(item.event, item.segment, matched, weights.share(matched), score))
     hits.sort(key=lambda hit: (-hit.score, -hit.event.timestamp.timestamp(), hit.event.event_id))
-    return _with_replies(hits, pool)
+    said = None
+    if speakers:
+        said = {
+            item.event.event_id
+            for item in pool
+            if speakers.get(item.event.metadata.get(SPEAKER_KEY, ""))
+        }
+    return _with_context(hits, pool, said)
 
 
-def _with_replies(hits: list[EventHit], pool: Sequence[PooledEvent]) -> list[EventHit]:
-    """The ranking with the turns that follow each of the best few hits (in the same session
-    and segment) moved up right behind it: what comes after the line that names the topic is
-    where its answer usually is, as grep's "after context" shows."""
+def _with_context(
+    hits: list[EventHit], pool: Sequence[PooledEvent], said: set[str] | None
+) -> list[EventHit]:
+    """The ranking with the context of each of the best few hits (in the same session and
+    segment) moved up right behind it, as grep's context lines show.
+
+    Without ``said``, the context is the turns that follow a hit: what comes after the line
+    that names the topic is where its answer usually is. With ``said`` (the events of the
+    speakers the question names), it is those speakers' turns shortly before and after a hit,
+    the nearest first, those before it first: the question is about what they said, and one
+    exchange often spreads it over several of their turns."""
     position = {item.event.event_id: index for index, item in enumerate(pool)}
     by_id = {hit.event.event_id: hit for hit in hits}
     ordered: dict[str, EventHit] = {}
     for rank, hit in enumerate(hits):
         ordered.setdefault(hit.event.event_id, hit)
-        if rank >= _REPLIED_HITS:
+        if rank >= (_REPLIED_HITS if said is None else _SPOKEN_HITS):
             continue
         start = position[hit.event.event_id]
-        for offset in range(1, _REPLIES + 1):
-            after = start + offset
-            if after >= len(pool):
-                break
-            follower = pool[after]
-            if (
-                follower.event.session_id != hit.event.session_id
-                or follower.segment.node_id != hit.segment.node_id
-            ):
-                break
-            found = by_id.get(follower.event.event_id)
-            if found is not None:
-                ordered.setdefault(found.event.event_id, found)
+        if said is None:
+            around = _same_session(pool, start, range(start + 1, start + _REPLIES + 1))
+        else:
+            before = range(start - 1, start - _SPOKEN_BEFORE - 1, -1)
+            after = range(start + 1, start + _SPOKEN_AFTER + 1)
+            around = [*_same_session(pool, start, before), *_same_session(pool, start, after)]
+        for index in around:
+            event_id = pool[index].event.event_id
+            found = by_id.get(event_id)
+            if found is not None and (said is None or event_id in said):
+                ordered.setdefault(event_id, found)
     return list(ordered.values())
+
+
+def _same_session(pool: Sequence[PooledEvent], start: int, indexes: range) -> list[int]:
+    """The ``indexes`` of ``pool``, in order, up to the first outside the session and segment
+    of the event at ``start``."""
+    here = pool[start]
+    found: list[int] = []
+    for index in indexes:
+        if not 0 <= index < len(pool):
+            break
+        other = pool[index]
+        if (
+            other.event.session_id != here.event.session_id
+            or other.segment.node_id != here.segment.node_id
+        ):
+            break
+        found.append(index)
+    return found
