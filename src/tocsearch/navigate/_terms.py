@@ -24,7 +24,7 @@ _STOPWORD_TEXT = """
     those through to too under until up upon us very want was way we were what whatever when
     where which while who whom whose why will with would you your yours anything something
     discuss discussed discussing talk talked talking mention mentioned find happened happen
-    kind kinds type types sort sorts many might likely recently describe
+    kind kinds many might likely recently describe
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 """Words dropped from a question before searching, as case-folded forms."""
