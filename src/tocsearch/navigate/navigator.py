@@ -160,7 +160,7 @@ class Navigator:
             ranges = _searched_ranges(hints.ranges, where)
             grep(walk, ranges, max_events=self.max_events, where=_where(ranges))
             evidence = finish(walk)
-            summary = _topical_summary(walk, evidence, where)
+            summary = _topical_summary(walk, evidence, where, len(terms))
         else:
             summary = self._time_only(walk, hints, now)
             evidence = finish(walk)
@@ -325,19 +325,25 @@ def _where(ranges: Sequence[TimeRange]) -> str:
     return "in " + ", ".join(span.label() for span in ranges)
 
 
-def _topical_summary(walk: Walk, evidence: Sequence[Evidence], where: str) -> str:
+def _topical_summary(walk: Walk, evidence: Sequence[Evidence], where: str, terms: int) -> str:
     segments = len({item.segment_id for item in evidence})
     if segments == 0:
         return "no segment matches the query"
     events = sum(1 for item in evidence if item.kind is EvidenceKind.EVENT)
     full = walk.full_segments()
+    # The walk may stop (on its budget) before it reaches a segment, leaving the grep of the
+    # events to find the evidence; then the evidence itself says how many terms were found.
+    best = max(
+        walk.best_score(),
+        max((len(item.matched_terms) for item in evidence), default=0) / max(1, terms),
+    )
+    plural = "s" if segments != 1 else ""
     if full:
         found = f"found {full} segment{'s' if full != 1 else ''} containing every term"
+    elif best >= 1.0:
+        found = f"found {segments} segment{plural} with events containing every term"
     else:
-        found = (
-            f"found {segments} segment{'s' if segments != 1 else ''} with at best "
-            f"{walk.best_score():.0%} of the terms"
-        )
+        found = f"found {segments} segment{plural} with at best {best:.0%} of the terms"
     if events:
         found += f"; cited {events} matching event{'s' if events != 1 else ''}"
     if where == "adjacent":
