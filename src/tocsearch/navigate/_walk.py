@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
@@ -47,6 +48,11 @@ _LISTED_BULLETS_PER_SEGMENT = 2
 _MAX_GRIPS_FOR_SUMMARY = 5
 _FULL = 1.0 - 1e-9
 _DISPLAY_ORDER = (SearchField.BULLETS, SearchField.TITLE, SearchField.SUMMARY, SearchField.KEYWORDS)
+_by_time = operator.attrgetter("start_time", "node_id")
+# The levels below each level, for a membership test that needs no depth lookups.
+_DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
+    level: tuple(other for other in TocLevel if other.depth > level.depth) for level in TocLevel
+}
 
 
 @attrs.frozen
@@ -272,8 +278,7 @@ class Walk:
         # The terms a node holds anywhere are found in its folded text at once (most nodes hold
         # none and are rejected by substring tests); fields are matched one by one only for
         # the nodes a step reports, to show the best one.
-        of = self.folded.of
-        held = self.matcher.present_in_each([of(node) for node in nodes])
+        held = self.matcher.present_in_each(self.folded.of_each(nodes))
         weights = TermWeights(self.terms, held)
         share, count = weights.share, len(self.terms)
         scored = [
@@ -638,7 +643,7 @@ class Walk:
         ]
         if not years or any(self.may_hold(year) is None for year in years):
             return None
-        years.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        years.sort(key=_by_time, reverse=True)
         return self._guided(years, ranges)
 
     def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[TocNode]:
@@ -659,14 +664,19 @@ class Walk:
                         yielded.add(segment.node_id)
                         yield segment
 
-    def _kept(self, nodes: list[TocNode], need: int) -> list[TocNode]:
-        """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips."""
+    def _kept(self, nodes: list[TocNode], need: int, *, ascending: bool = False) -> list[TocNode]:
+        """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips.
+        ``ascending`` says ``nodes`` are already in time order (as a store returns children),
+        so reversing them puts them newest first without sorting again."""
         kept = self.prune(nodes, need)
         if need == len(self.terms) and nodes:
             tally = self._scan_pruning.setdefault(_level_of(nodes), [0, 0])
             tally[0] += len(nodes)
             tally[1] += len(nodes) - len(kept)
-        kept.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        if ascending:
+            kept.reverse()
+        else:
+            kept.sort(key=_by_time, reverse=True)
         return kept
 
     def _descend(
@@ -687,16 +697,17 @@ class Walk:
                     stored = self.storage.get_child_nodes(node.node_id)
                 except NotFound:
                     stored = []
-                depth = node.level.depth
+                # The store returns children in time order; filtering keeps it.
+                deeper = _DEEPER[node.level]
                 children = [
                     child
                     for child in stored
-                    if child.level.depth > depth and _inside(child, ranges)
+                    if child.level in deeper and (not ranges or _inside(child, ranges))
                 ]
                 self._children_of[node.node_id] = children
             if node.level is TocLevel.DAY:
                 read.add(node.node_id)
-            yield from self._descend(self._kept(children, need), ranges, need, read)
+            yield from self._descend(self._kept(children, need, ascending=True), ranges, need, read)
 
     def _scan_note(self) -> str:
         """ "; skipped 11 of 12 month nodes: not every term in their digest" for the levels
@@ -801,5 +812,8 @@ def _inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:
 def _level_of(nodes: Sequence[TocNode], default: TocLevel | None = None) -> TocLevel:
     """The shallowest level among ``nodes`` (they share one in a well-formed tree)."""
     if nodes:
+        first = nodes[0].level
+        if all(node.level is first for node in nodes):
+            return first
         return min((node.level for node in nodes), key=lambda level: level.depth)
     return default if default is not None else TocLevel.SEGMENT

@@ -25,6 +25,10 @@ class InMemoryStorage(IndexedStorage):
     def _read_node(self, node_id: str) -> TocNode | None:
         return self._nodes.get(node_id)
 
+    def _read_nodes(self, node_ids: list[str]) -> list[TocNode | None]:
+        get = self._nodes.get
+        return [get(node_id) for node_id in node_ids]
+
     def _write_nodes(self, nodes: list[TocNode]) -> None:
         for node in nodes:
             self._nodes[node.node_id] = node
