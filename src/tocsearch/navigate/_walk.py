@@ -582,9 +582,14 @@ class Walk:
         that stops early has not read the older ones.
         """
         guided = self._digest_order(ranges)
-        pending = self._unseen(guided if guided is not None else newest_first(self.storage, ranges))
         page = self.limits.scan_page
-        chunk = list(itertools.islice(pending, page))
+        pages: Iterator[list[TocNode]]
+        if guided is not None:
+            pages = _paged(guided, page)
+        else:
+            pending = self._unseen(newest_first(self.storage, ranges))
+            pages = iter(lambda: list(itertools.islice(pending, page)), [])
+        chunk = next(pages, [])
         first = 0
         order = "by how many terms their digest may hold, then newest first"
         if guided is None:
@@ -618,20 +623,22 @@ class Walk:
                 self._annotate("Found a segment that contains every term; the scan stops here")
                 return
             first += len(chunk)
-            chunk = list(itertools.islice(pending, page))
+            chunk = next(pages, [])
             if chunk:
                 self._annotate("Reading the next, older page of segments")
             else:
                 self._annotate(f"Read every segment {where} ({first} in this scan)")
 
-    def _digest_order(self, ranges: Sequence[TimeRange]) -> Iterator[TocNode] | None:
+    def _digest_order(self, ranges: Sequence[TimeRange]) -> Iterator[list[TocNode]] | None:
         """The segments of ``ranges`` in the order a digest-guided scan reads them, or None
         when the years there do not all carry a digest (then the scan reads every segment,
         newest first).
 
         Pass ``k`` (from all terms down) descends from the years, newest first, into the
         children whose digest may hold at least ``k`` of the terms (or is unknown), and yields
-        the segments of the days it reaches; a day is read in one pass only. A segment holds
+        the segments of the days it reaches, a batch at a time (those unseen when the batch
+        is pulled: a page searched meanwhile holds only segments already yielded); a day is
+        read in one pass only. A segment holds
         no more terms than its day's digest, so a pass whose ``k`` is below the share the scan
         still reports (the threshold, or the best evidence so far) is not started: nothing it
         could find would be reported.
@@ -646,11 +653,12 @@ class Walk:
         years.sort(key=_by_time, reverse=True)
         return self._guided(years, ranges)
 
-    def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[TocNode]:
+    def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[list[TocNode]]:
         count = len(self.terms)
-        self._children_of: dict[str, list[TocNode]] = {}
+        self._children_of: dict[str, tuple[list[TocNode], bool]] = {}
         read: set[str] = set()
         yielded: set[str] = set()
+        seen = self.seen
         for need in range(count, 0, -1):
             bound = need / count
             if bound < max(self.limits.threshold, self.best_score()) - 1e-9:
@@ -659,10 +667,15 @@ class Walk:
                 return  # enough segments as good as anything this pass could find
             kept = self._kept(years, need)
             for batch in self._descend(kept, ranges, need, read):
+                fresh: list[TocNode] = []
                 for segment in batch:
-                    if segment.node_id not in yielded:
-                        yielded.add(segment.node_id)
-                        yield segment
+                    node_id = segment.node_id
+                    if node_id not in yielded:
+                        yielded.add(node_id)
+                        if node_id not in seen:
+                            fresh.append(segment)
+                if fresh:
+                    yield fresh
 
     def _kept(self, nodes: list[TocNode], need: int, *, ascending: bool = False) -> list[TocNode]:
         """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips.
@@ -691,8 +704,8 @@ class Walk:
         for node in nodes:
             if node.level is TocLevel.SEGMENT or node.node_id in read:
                 continue
-            children = self._children_of.get(node.node_id)
-            if children is None:
+            cached = self._children_of.get(node.node_id)
+            if cached is None:
                 try:
                     stored = self.storage.get_child_nodes(node.node_id)
                 except NotFound:
@@ -704,9 +717,22 @@ class Walk:
                     for child in stored
                     if child.level in deeper and (not ranges or _inside(child, ranges))
                 ]
-                self._children_of[node.node_id] = children
+                plain = all(
+                    child.level is TocLevel.SEGMENT and not child.digest for child in children
+                )
+                cached = self._children_of[node.node_id] = (children, plain)
+            children, plain = cached
             if node.level is TocLevel.DAY:
                 read.add(node.node_id)
+            if plain:
+                # Segments without digests (a day's, as the builder makes them): no digest can
+                # rule one out, so they are all read, newest first.
+                if children:
+                    if need == len(self.terms):
+                        tally = self._scan_pruning.setdefault(TocLevel.SEGMENT, [0, 0])
+                        tally[0] += len(children)
+                    yield children[::-1]
+                continue
             yield from self._descend(self._kept(children, need, ascending=True), ranges, need, read)
 
     def _scan_note(self) -> str:
@@ -779,6 +805,19 @@ class Walk:
             f"Listing {listed} of {len(segments)} segments, best summarised first"
             + (f"; stopping: {self.halted}" if self.halted else "")
         )
+
+
+def _paged(batches: Iterable[list[TocNode]], size: int) -> Iterator[list[TocNode]]:
+    """``batches`` regrouped into pages of ``size`` (the last may be shorter). A batch is
+    pulled only when the page needs it, so a scan that stops early pulls no further."""
+    page: list[TocNode] = []
+    for batch in batches:
+        page.extend(batch)
+        while len(page) >= size:
+            yield page[:size]
+            page = page[size:]
+    if page:
+        yield page
 
 
 def _statement(

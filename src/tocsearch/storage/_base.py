@@ -137,10 +137,14 @@ class IndexedStorage(abc.ABC):
         parent = self.get_node(parent_id)
         # find_node() for every child at once: one check that the store is open, one batch
         # read of the ids the index knows.
-        known = self._node_index.known(dict.fromkeys(parent.child_node_ids))
-        children = [child for child in self._read_nodes(known) if child is not None]
+        children = self._read_children(list(dict.fromkeys(parent.child_node_ids)))
         children.sort(key=_by_time)
         return children
+
+    def _read_children(self, node_ids: list[str]) -> list[TocNode]:
+        """The stored nodes among ``node_ids``, in order (ids not stored are left out)."""
+        known = self._node_index.known(node_ids)
+        return [child for child in self._read_nodes(known) if child is not None]
 
     def get_toc_root(self) -> list[TocNode]:
         return self.get_nodes_by_level(TocLevel.YEAR)

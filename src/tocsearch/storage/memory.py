@@ -25,9 +25,13 @@ class InMemoryStorage(IndexedStorage):
     def _read_node(self, node_id: str) -> TocNode | None:
         return self._nodes.get(node_id)
 
-    def _read_nodes(self, node_ids: list[str]) -> list[TocNode | None]:
+    def _read_children(self, node_ids: list[str]) -> list[TocNode]:
+        # The dict holds exactly the indexed nodes: one lookup per id answers both questions.
         get = self._nodes.get
-        return [get(node_id) for node_id in node_ids]
+        try:
+            return [node for node in map(get, node_ids) if node is not None]
+        except TypeError:  # an unhashable id
+            return super()._read_children(node_ids)
 
     def _write_nodes(self, nodes: list[TocNode]) -> None:
         for node in nodes:
