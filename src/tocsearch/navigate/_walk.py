@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
+from tocsearch.digest import TermDigest
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
@@ -49,6 +50,7 @@ _MAX_GRIPS_FOR_SUMMARY = 5
 _FULL = 1.0 - 1e-9
 _DISPLAY_ORDER = (SearchField.BULLETS, SearchField.TITLE, SearchField.SUMMARY, SearchField.KEYWORDS)
 _by_time = operator.attrgetter("start_time", "node_id")
+_digest_of = operator.attrgetter("digest")
 # The levels below each level, for a membership test that needs no depth lookups.
 _DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
     level: tuple(other for other in TocLevel if other.depth > level.depth) for level in TocLevel
@@ -117,6 +119,8 @@ class Walk:
         self.folded = folded if folded is not None else FoldedTexts(capacity=0)
         self.digests = digests if digests is not None else DigestCache(capacity=0)
         self._held: dict[str, frozenset[str] | None] = {}
+        # The digest bits each term is looked up by, worked out once for every digest read.
+        self._probes = [(term, TermDigest.probes(term)) for term in terms]
         # Nodes whose digest was consulted: they count as visited.
         self.digest_checked: set[str] = set()
         self.last_pruned = (0, 0)
@@ -429,7 +433,7 @@ class Walk:
         held = (
             None
             if digest is None
-            else frozenset(term for term in self.terms if digest.may_contain(term))
+            else frozenset(term for term, probes in self._probes if digest.holds(probes))
         )
         self._held[key] = held
         return held
@@ -667,6 +671,12 @@ class Walk:
                 return  # enough segments as good as anything this pass could find
             kept = self._kept(years, need)
             for batch in self._descend(kept, ranges, need, read):
+                ids = [segment.node_id for segment in batch]
+                if yielded.isdisjoint(ids) and seen.isdisjoint(ids) and len(set(ids)) == len(ids):
+                    # The common case, a day read for the first time: checked as one set.
+                    yielded.update(ids)
+                    yield batch
+                    continue
                 fresh: list[TocNode] = []
                 for segment in batch:
                     node_id = segment.node_id
@@ -717,9 +727,8 @@ class Walk:
                     for child in stored
                     if child.level in deeper and (not ranges or _inside(child, ranges))
                 ]
-                plain = all(
-                    child.level is TocLevel.SEGMENT and not child.digest for child in children
-                )
+                # A day's children lie deeper, so they are segments; do any carry a digest?
+                plain = node.level is TocLevel.DAY and not any(map(_digest_of, children))
                 cached = self._children_of[node.node_id] = (children, plain)
             children, plain = cached
             if node.level is TocLevel.DAY:
