@@ -127,3 +127,11 @@ def test_a_bitmap_of_the_wrong_size_is_refused() -> None:
 def _bitmap(digest: TermDigest) -> bytes:
     """The raw bitmap, read back through the stored form."""
     return zlib.decompress(base64.b64decode(digest.to_text()))
+
+
+@given(st.lists(texts, max_size=4), texts)
+def test_probes_answer_as_may_contain_does(values: list[str], term: str) -> None:
+    """Testing a term's precomputed probes gives may_contain's answer, short terms included."""
+    digest = TermDigest.from_texts(values)
+    for candidate in (term, *(word for value in values for word in value.split())):
+        assert digest.holds(TermDigest.probes(candidate)) == digest.may_contain(candidate)

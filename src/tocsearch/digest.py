@@ -158,6 +158,31 @@ class TermDigest:
         bitmap = self._bitmap
         return all(bitmap[at >> 3] >> (at & 7) & 1 for at in _positions(key))
 
+    @staticmethod
+    def probes(term: str) -> tuple[int, ...] | None:
+        """The bit positions :meth:`may_contain` tests for ``term``, or None for a term too
+        short to be ruled out; work them out once to test many digests with :meth:`holds`."""
+        key = term.casefold()[:KEY_MAX]
+        if len(key) < KEY_MIN:
+            return None
+        return _positions(key)
+
+    def holds(self, probes: tuple[int, ...] | None) -> bool:
+        """:meth:`may_contain` for the term whose :meth:`probes` these are.
+
+        >>> digest = TermDigest.from_texts(["Rotated the Postgres credentials"])
+        >>> digest.holds(TermDigest.probes("postgres")), digest.holds(TermDigest.probes("k8s"))
+        (True, False)
+        """
+        if probes is None:
+            return True
+        bitmap = self._bitmap
+        # A loop, not all() over a generator: this runs for every digest a scan reads.
+        for at in probes:  # noqa: SIM110
+            if not bitmap[at >> 3] >> (at & 7) & 1:
+                return False
+        return True
+
     @property
     def fill_ratio(self) -> float:
         """The share of bits set; the false positive rate is about its cube."""

@@ -32,7 +32,7 @@ class DigestCache:
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
             raise InvalidArgument(f"capacity must be a non-negative integer, got {capacity!r}")
         self.capacity = capacity
-        self._entries: OrderedDict[tuple[str, int, str], TermDigest | None] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, int, int], TermDigest | None] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -43,7 +43,7 @@ class DigestCache:
             return None
         # The text's length is part of the key, so a node whose digest changed without a new
         # version (a hand-edited store) is not answered from a stale entry.
-        key = (node.node_id, node.version, str(len(node.digest)))
+        key = (node.node_id, node.version, len(node.digest))
         entries = self._entries
         try:
             found = entries[key]

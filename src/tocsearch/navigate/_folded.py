@@ -10,6 +10,7 @@ whitespace, so no match can span two fields, and a word boundary at a field's ed
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import TocNode
@@ -70,3 +71,21 @@ class FoldedTexts:
             except KeyError:
                 pass
         return text
+
+    def of_each(self, nodes: Sequence[TocNode]) -> list[str]:
+        """:meth:`of` each of ``nodes``, in order; the cached ones without a call apiece."""
+        entries = self._entries
+        get = entries.get
+        touch = entries.move_to_end
+        texts: list[str] = []
+        for node in nodes:
+            entry = get(node.node_id)
+            if entry is not None and entry[0] is node:
+                try:  # noqa: SIM105
+                    touch(node.node_id)
+                except KeyError:
+                    pass
+                texts.append(entry[1])
+            else:
+                texts.append(self.of(node))
+        return texts

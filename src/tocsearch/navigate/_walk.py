@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
+from tocsearch.digest import TermDigest
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
@@ -47,6 +49,12 @@ _LISTED_BULLETS_PER_SEGMENT = 2
 _MAX_GRIPS_FOR_SUMMARY = 5
 _FULL = 1.0 - 1e-9
 _DISPLAY_ORDER = (SearchField.BULLETS, SearchField.TITLE, SearchField.SUMMARY, SearchField.KEYWORDS)
+_by_time = operator.attrgetter("start_time", "node_id")
+_digest_of = operator.attrgetter("digest")
+# The levels below each level, for a membership test that needs no depth lookups.
+_DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
+    level: tuple(other for other in TocLevel if other.depth > level.depth) for level in TocLevel
+}
 
 
 @attrs.frozen
@@ -111,6 +119,8 @@ class Walk:
         self.folded = folded if folded is not None else FoldedTexts(capacity=0)
         self.digests = digests if digests is not None else DigestCache(capacity=0)
         self._held: dict[str, frozenset[str] | None] = {}
+        # The digest bits each term is looked up by, worked out once for every digest read.
+        self._probes = [(term, TermDigest.probes(term)) for term in terms]
         # Nodes whose digest was consulted: they count as visited.
         self.digest_checked: set[str] = set()
         self.last_pruned = (0, 0)
@@ -272,8 +282,7 @@ class Walk:
         # The terms a node holds anywhere are found in its folded text at once (most nodes hold
         # none and are rejected by substring tests); fields are matched one by one only for
         # the nodes a step reports, to show the best one.
-        of = self.folded.of
-        held = self.matcher.present_in_each([of(node) for node in nodes])
+        held = self.matcher.present_in_each(self.folded.of_each(nodes))
         weights = TermWeights(self.terms, held)
         share, count = weights.share, len(self.terms)
         scored = [
@@ -424,7 +433,7 @@ class Walk:
         held = (
             None
             if digest is None
-            else frozenset(term for term in self.terms if digest.may_contain(term))
+            else frozenset(term for term, probes in self._probes if digest.holds(probes))
         )
         self._held[key] = held
         return held
@@ -577,9 +586,14 @@ class Walk:
         that stops early has not read the older ones.
         """
         guided = self._digest_order(ranges)
-        pending = self._unseen(guided if guided is not None else newest_first(self.storage, ranges))
         page = self.limits.scan_page
-        chunk = list(itertools.islice(pending, page))
+        pages: Iterator[list[TocNode]]
+        if guided is not None:
+            pages = _paged(guided, page)
+        else:
+            pending = self._unseen(newest_first(self.storage, ranges))
+            pages = iter(lambda: list(itertools.islice(pending, page)), [])
+        chunk = next(pages, [])
         first = 0
         order = "by how many terms their digest may hold, then newest first"
         if guided is None:
@@ -613,20 +627,22 @@ class Walk:
                 self._annotate("Found a segment that contains every term; the scan stops here")
                 return
             first += len(chunk)
-            chunk = list(itertools.islice(pending, page))
+            chunk = next(pages, [])
             if chunk:
                 self._annotate("Reading the next, older page of segments")
             else:
                 self._annotate(f"Read every segment {where} ({first} in this scan)")
 
-    def _digest_order(self, ranges: Sequence[TimeRange]) -> Iterator[TocNode] | None:
+    def _digest_order(self, ranges: Sequence[TimeRange]) -> Iterator[list[TocNode]] | None:
         """The segments of ``ranges`` in the order a digest-guided scan reads them, or None
         when the years there do not all carry a digest (then the scan reads every segment,
         newest first).
 
         Pass ``k`` (from all terms down) descends from the years, newest first, into the
         children whose digest may hold at least ``k`` of the terms (or is unknown), and yields
-        the segments of the days it reaches; a day is read in one pass only. A segment holds
+        the segments of the days it reaches, a batch at a time (those unseen when the batch
+        is pulled: a page searched meanwhile holds only segments already yielded); a day is
+        read in one pass only. A segment holds
         no more terms than its day's digest, so a pass whose ``k`` is below the share the scan
         still reports (the threshold, or the best evidence so far) is not started: nothing it
         could find would be reported.
@@ -638,14 +654,15 @@ class Walk:
         ]
         if not years or any(self.may_hold(year) is None for year in years):
             return None
-        years.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        years.sort(key=_by_time, reverse=True)
         return self._guided(years, ranges)
 
-    def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[TocNode]:
+    def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[list[TocNode]]:
         count = len(self.terms)
-        self._children_of: dict[str, list[TocNode]] = {}
+        self._children_of: dict[str, tuple[list[TocNode], bool]] = {}
         read: set[str] = set()
         yielded: set[str] = set()
+        seen = self.seen
         for need in range(count, 0, -1):
             bound = need / count
             if bound < max(self.limits.threshold, self.best_score()) - 1e-9:
@@ -654,19 +671,35 @@ class Walk:
                 return  # enough segments as good as anything this pass could find
             kept = self._kept(years, need)
             for batch in self._descend(kept, ranges, need, read):
+                ids = [segment.node_id for segment in batch]
+                if yielded.isdisjoint(ids) and seen.isdisjoint(ids) and len(set(ids)) == len(ids):
+                    # The common case, a day read for the first time: checked as one set.
+                    yielded.update(ids)
+                    yield batch
+                    continue
+                fresh: list[TocNode] = []
                 for segment in batch:
-                    if segment.node_id not in yielded:
-                        yielded.add(segment.node_id)
-                        yield segment
+                    node_id = segment.node_id
+                    if node_id not in yielded:
+                        yielded.add(node_id)
+                        if node_id not in seen:
+                            fresh.append(segment)
+                if fresh:
+                    yield fresh
 
-    def _kept(self, nodes: list[TocNode], need: int) -> list[TocNode]:
-        """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips."""
+    def _kept(self, nodes: list[TocNode], need: int, *, ascending: bool = False) -> list[TocNode]:
+        """:meth:`prune` for a scan pass, newest first, tallying the first pass's skips.
+        ``ascending`` says ``nodes`` are already in time order (as a store returns children),
+        so reversing them puts them newest first without sorting again."""
         kept = self.prune(nodes, need)
         if need == len(self.terms) and nodes:
             tally = self._scan_pruning.setdefault(_level_of(nodes), [0, 0])
             tally[0] += len(nodes)
             tally[1] += len(nodes) - len(kept)
-        kept.sort(key=lambda node: (node.start_time, node.node_id), reverse=True)
+        if ascending:
+            kept.reverse()
+        else:
+            kept.sort(key=_by_time, reverse=True)
         return kept
 
     def _descend(
@@ -681,22 +714,35 @@ class Walk:
         for node in nodes:
             if node.level is TocLevel.SEGMENT or node.node_id in read:
                 continue
-            children = self._children_of.get(node.node_id)
-            if children is None:
+            cached = self._children_of.get(node.node_id)
+            if cached is None:
                 try:
                     stored = self.storage.get_child_nodes(node.node_id)
                 except NotFound:
                     stored = []
-                depth = node.level.depth
+                # The store returns children in time order; filtering keeps it.
+                deeper = _DEEPER[node.level]
                 children = [
                     child
                     for child in stored
-                    if child.level.depth > depth and _inside(child, ranges)
+                    if child.level in deeper and (not ranges or _inside(child, ranges))
                 ]
-                self._children_of[node.node_id] = children
+                # A day's children lie deeper, so they are segments; do any carry a digest?
+                plain = node.level is TocLevel.DAY and not any(map(_digest_of, children))
+                cached = self._children_of[node.node_id] = (children, plain)
+            children, plain = cached
             if node.level is TocLevel.DAY:
                 read.add(node.node_id)
-            yield from self._descend(self._kept(children, need), ranges, need, read)
+            if plain:
+                # Segments without digests (a day's, as the builder makes them): no digest can
+                # rule one out, so they are all read, newest first.
+                if children:
+                    if need == len(self.terms):
+                        tally = self._scan_pruning.setdefault(TocLevel.SEGMENT, [0, 0])
+                        tally[0] += len(children)
+                    yield children[::-1]
+                continue
+            yield from self._descend(self._kept(children, need, ascending=True), ranges, need, read)
 
     def _scan_note(self) -> str:
         """ "; skipped 11 of 12 month nodes: not every term in their digest" for the levels
@@ -770,6 +816,19 @@ class Walk:
         )
 
 
+def _paged(batches: Iterable[list[TocNode]], size: int) -> Iterator[list[TocNode]]:
+    """``batches`` regrouped into pages of ``size`` (the last may be shorter). A batch is
+    pulled only when the page needs it, so a scan that stops early pulls no further."""
+    page: list[TocNode] = []
+    for batch in batches:
+        page.extend(batch)
+        while len(page) >= size:
+            yield page[:size]
+            page = page[size:]
+    if page:
+        yield page
+
+
 def _statement(
     segment: TocNode,
     text: str,
@@ -801,5 +860,8 @@ def _inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:
 def _level_of(nodes: Sequence[TocNode], default: TocLevel | None = None) -> TocLevel:
     """The shallowest level among ``nodes`` (they share one in a well-formed tree)."""
     if nodes:
+        first = nodes[0].level
+        if all(node.level is first for node in nodes):
+            return first
         return min((node.level for node in nodes), key=lambda level: level.depth)
     return default if default is not None else TocLevel.SEGMENT

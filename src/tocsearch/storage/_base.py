@@ -8,6 +8,7 @@ only the records they return.
 from __future__ import annotations
 
 import abc
+import operator
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from types import TracebackType
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["IndexedStorage"]
 
 
+_by_time = operator.attrgetter("start_time", "node_id")
+
+
 class IndexedStorage(abc.ABC):
     """A Storage built from record-level reads and writes plus in-memory indexes.
 
@@ -48,6 +52,11 @@ class IndexedStorage(abc.ABC):
     # -- hooks -----------------------------------------------------------------------------
     @abc.abstractmethod
     def _read_node(self, node_id: str) -> TocNode | None: ...
+
+    def _read_nodes(self, node_ids: list[str]) -> list[TocNode | None]:
+        """:meth:`_read_node` of each id, in order; backends may read them faster at once."""
+        read = self._read_node
+        return [read(node_id) for node_id in node_ids]
 
     @abc.abstractmethod
     def _write_nodes(self, nodes: list[TocNode]) -> None: ...
@@ -126,15 +135,16 @@ class IndexedStorage(abc.ABC):
 
     def get_child_nodes(self, parent_id: str) -> list[TocNode]:
         parent = self.get_node(parent_id)
-        children = [
-            child
-            for child in (
-                self.find_node(child_id) for child_id in dict.fromkeys(parent.child_node_ids)
-            )
-            if child is not None
-        ]
-        children.sort(key=lambda child: (child.start_time, child.node_id))
+        # find_node() for every child at once: one check that the store is open, one batch
+        # read of the ids the index knows.
+        children = self._read_children(list(dict.fromkeys(parent.child_node_ids)))
+        children.sort(key=_by_time)
         return children
+
+    def _read_children(self, node_ids: list[str]) -> list[TocNode]:
+        """The stored nodes among ``node_ids``, in order (ids not stored are left out)."""
+        known = self._node_index.known(node_ids)
+        return [child for child in self._read_nodes(known) if child is not None]
 
     def get_toc_root(self) -> list[TocNode]:
         return self.get_nodes_by_level(TocLevel.YEAR)

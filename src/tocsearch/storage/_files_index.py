@@ -76,6 +76,9 @@ class LazyNodeIndex(NodeIndex):
             return super().__contains__(node_id)
         return self._probe(node_id)
 
+    def known(self, node_ids: Iterable[object]) -> list[str]:
+        return [node_id for node_id in node_ids if isinstance(node_id, str) and node_id in self]
+
     def __len__(self) -> int:
         self.ensure_all()
         return super().__len__()

@@ -39,6 +39,15 @@ class NodeIndex:
     def ids(self) -> Iterable[str]:
         return self._spans.keys()
 
+    def known(self, node_ids: Iterable[object]) -> list[str]:
+        """Those of ``node_ids`` that are indexed, in order (anything not a string is not)."""
+        spans = self._spans
+        listed = list(node_ids)
+        try:
+            return [node_id for node_id in listed if node_id in spans]
+        except TypeError:  # an unhashable id: no node has it
+            return [node_id for node_id in listed if isinstance(node_id, str) and node_id in spans]
+
     def add(self, node_id: str, level: TocLevel, start: datetime, end: datetime) -> None:
         self.discard(node_id)
         self._spans[node_id] = (level, start, end)

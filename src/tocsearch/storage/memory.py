@@ -25,6 +25,14 @@ class InMemoryStorage(IndexedStorage):
     def _read_node(self, node_id: str) -> TocNode | None:
         return self._nodes.get(node_id)
 
+    def _read_children(self, node_ids: list[str]) -> list[TocNode]:
+        # The dict holds exactly the indexed nodes: one lookup per id answers both questions.
+        get = self._nodes.get
+        try:
+            return [node for node in map(get, node_ids) if node is not None]
+        except TypeError:  # an unhashable id
+            return super()._read_children(node_ids)
+
     def _write_nodes(self, nodes: list[TocNode]) -> None:
         for node in nodes:
             self._nodes[node.node_id] = node
