@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from datetime import datetime, timedelta, timezone
 
 from hypothesis import given
@@ -91,6 +92,29 @@ def test_cuts_of_long_texts_read_only_what_they_need(text: str, limit: int) -> N
     however much white space the window holds."""
     assert _terms.cut_at_word(text, limit) == plain_cut_at_word(text, limit)
     assert _terms._collapsed(text, limit)[: limit + 1] == SPACES.sub(" ", text).strip()[: limit + 1]
+
+
+spaced_texts = st.lists(
+    st.tuples(
+        st.sampled_from(("word", "a,", "ẞ", "x\u0301", "\u200b", "-")),
+        st.sampled_from((" ", "\n", "\t", "\u00a0", "\u2003", "\u3000", "\x1c", "\x85", "")),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(piece + gap for piece, gap in parts))
+
+
+@given(spaced_texts)
+def test_collapsing_spaces_by_splitting_matches_the_pattern(text: str) -> None:
+    """Joining the split words gives what replacing each white-space run and stripping gives."""
+    assert _terms.collapse_spaces(text) == SPACES.sub(" ", text).strip()
+
+
+def test_the_pattern_and_split_agree_on_white_space() -> None:
+    """Every code point is white space to ``\\s`` exactly when it is to ``str.split``."""
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert (SPACES.fullmatch(char) is not None) == char.isspace(), hex(code)
+        assert (char.split() == []) == char.isspace(), hex(code)
 
 
 def plain_parent_bullets(summaries: list[Summary], limit: int) -> tuple[SummaryBullet, ...]:

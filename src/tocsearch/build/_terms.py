@@ -17,6 +17,7 @@ __all__ = [
     "SENTENCE_INITIAL",
     "TOKEN_PATTERN",
     "clean_sentence",
+    "collapse_spaces",
     "cut_at_clause",
     "cut_at_word",
     "display_form",
@@ -43,7 +44,6 @@ SENTENCE_BREAK = re.compile(r"(?=\s)(?:(?<=[.!?…])(?<!\.\.\.)\s+(?=[A-Z0-9\"'�
 # The first word of each sentence, after an optional list marker.
 SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 _LIST_MARKER = re.compile(r"^(?:[-*•>#]+|\d{1,2}[.)])\s+")
-_SPACES = re.compile(r"\s+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 # A bare number, version or size: "300", "0.8", "3.13", "2,900", "10-0", "1e6".
 _NUMBER = re.compile(r"[\d.,:'’\-]*\d[\d.,:'’\-]*(?:e\d+)?")
@@ -141,10 +141,17 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+def collapse_spaces(text: str) -> str:
+    r"""``text`` with each run of white space made one space, and stripped: what
+    ``re.sub(r"\s+", " ", text).strip()`` gives (``\s`` and ``str.split`` agree on white
+    space), without building the replacement one match at a time."""
+    return " ".join(text.split())
+
+
 @functools.lru_cache(maxsize=4096)  # a bullet is cleaned when picked, cut, and quoted again
 def clean_sentence(sentence: str) -> str:
     """A sentence with white space collapsed and a leading list marker or heading mark dropped."""
-    collapsed = _SPACES.sub(" ", sentence).strip()
+    collapsed = collapse_spaces(sentence)
     return _LIST_MARKER.sub("", collapsed, count=1)
 
 
@@ -157,10 +164,10 @@ def _collapsed(text: str, limit: int) -> str:
     """
     window = 4 * limit + 64
     if len(text) > window:
-        head = _SPACES.sub(" ", text[:window]).strip()
+        head = collapse_spaces(text[:window])
         if len(head) > limit:
             return head
-    return _SPACES.sub(" ", text).strip()
+    return collapse_spaces(text)
 
 
 def cut_at_word(text: str, limit: int) -> str:
