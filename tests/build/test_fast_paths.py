@@ -37,6 +37,7 @@ PLAIN_PARENT_CUES = re.compile(
     re.IGNORECASE,
 )
 SPACES = re.compile(r"\s+")
+PLAIN_SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 
 _PIECES = (
     "We", "found", "the", "Root", "cause", "FIXED", "because", "plan", "so we", "Going with",
@@ -54,6 +55,40 @@ texts = st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), ma
 def test_sentence_breaks_match_the_plain_pattern(text: str) -> None:
     """The anchored sentence-break pattern splits every text where the plain one does."""
     assert _terms.SENTENCE_BREAK.split(text) == PLAIN_SENTENCE_BREAK.split(text)
+
+
+marked_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            (
+                "We",
+                "auth.py",
+                "x",
+                "401",
+                ".",
+                "!",
+                "?",
+                "…",
+                "...",
+                "-",
+                "*",
+                "•",
+                ">",
+                "#",
+                "(",
+                "é",
+            )
+        ),
+        st.sampled_from(_GAPS),
+    ),
+    max_size=40,
+).map(lambda parts: "".join(piece + gap for piece, gap in parts))
+
+
+@given(texts | marked_texts)
+def test_sentence_initials_match_the_plain_pattern(text: str) -> None:
+    """The split search for sentence-initial words finds what the one plain pattern finds."""
+    assert _terms.sentence_initials(text) == PLAIN_SENTENCE_INITIAL.findall(text)
 
 
 @given(texts)

@@ -14,7 +14,6 @@ from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 __all__ = [
     "COMMON_WORDS",
     "SENTENCE_BREAK",
-    "SENTENCE_INITIAL",
     "TOKEN_PATTERN",
     "clean_sentence",
     "collapse_spaces",
@@ -25,6 +24,7 @@ __all__ = [
     "is_keyword",
     "is_number",
     "is_pathlike",
+    "sentence_initials",
     "sentence_spans",
     "shape_boost",
     "split_tool_call",
@@ -41,8 +41,12 @@ TOKEN_PATTERN = re.compile(r"\w+(?:['’./\-]\w+)*")
 # Both branches start at a white-space character; the leading lookahead lets the regex engine
 # skip every other position cheaply (the same matches as without it, in about half the time).
 SENTENCE_BREAK = re.compile(r"(?=\s)(?:(?<=[.!?…])(?<!\.\.\.)\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*)")
-# The first word of each sentence, after an optional list marker.
-SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
+# The first word of each sentence, after an optional list marker: the words that
+# ``(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)`` finds. The text's start is matched on its own, so
+# the rest of the search starts at a character from a small set, which the regex engine
+# skips to quickly (about twice as fast, the same words).
+_FIRST_INITIAL = re.compile(r"[\s\-*•>#]*(\w+)")
+_LATER_INITIAL = re.compile(r"[.!?…\n](?:(?<=\n)|\s)[\s\-*•>#]*(\w+)")
 _LIST_MARKER = re.compile(r"^(?:[-*•>#]+|\d{1,2}[.)])\s+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 # A bare number, version or size: "300", "0.8", "3.13", "2,900", "10-0", "1e6".
@@ -128,6 +132,14 @@ def shape_boost(token: str, sentence_initial: bool) -> float:
     if token[0].isupper() and not sentence_initial:
         return 1.8  # a name: of a product, a service or a person
     return 1.0
+
+
+def sentence_initials(text: str) -> list[str]:
+    """The first word of each sentence of ``text`` (after an optional list marker), in order."""
+    first = _FIRST_INITIAL.match(text)
+    if first is None:
+        return _LATER_INITIAL.findall(text)
+    return [first.group(1), *_LATER_INITIAL.findall(text, first.end())]
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:

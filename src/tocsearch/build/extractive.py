@@ -193,7 +193,7 @@ class ExtractiveSummarizer:
         tools: set[str] = set()
         pending: list[tuple[int, list[str]]] = []  # document index, tokens
         findall = _terms.TOKEN_PATTERN.findall
-        initials = _terms.SENTENCE_INITIAL.findall
+        initials = _terms.sentence_initials
         for position, event in enumerate(events):
             text = event.text
             if not text:
@@ -233,8 +233,9 @@ class ExtractiveSummarizer:
                 )
             )
         # New surface forms get their term keys once per weight class, not once per event.
-        for bucket in by_weight.values():
-            for token in set(bucket).difference(key_of):
+        classes = {weight_class: Counter(bucket) for weight_class, bucket in by_weight.items()}
+        for tally_of in classes.values():
+            for token in [token for token in tally_of if token not in key_of]:
                 key_of[token] = _phrasing.content_key(token, extra)
         # Tool text rarely competes for bullets: its keys are made only when the segment has
         # no statement at all.
@@ -250,15 +251,11 @@ class ExtractiveSummarizer:
         tallies: dict[str, int] = {}  # the sum of forms[key].values()
         shape_boost = _terms.shape_boost
         initial_count = initial.get
-        for (role_weight, evidence), bucket in sorted(by_weight.items()):
-            for form, count in Counter(bucket).items():
+        for (role_weight, evidence), tally_of in sorted(classes.items()):
+            for form, count in tally_of.items():
                 key = key_of[form]
                 if not key:
                     continue
-                counts[key] = counts.get(key, 0.0) + count * role_weight
-                seen = forms.get(key)
-                if seen is None:
-                    seen = forms[key] = {}
                 if evidence:
                     first = count
                 else:
@@ -266,9 +263,19 @@ class ExtractiveSummarizer:
                     if first > count:
                         first = count
                 tally = 2 * count - first
-                seen[form] = seen.get(form, 0) + tally
-                tallies[key] = tallies.get(key, 0) + tally
-                boosts[key] = boosts.get(key, 0.0) + shape_boost(form, first >= count) * tally
+                boost = shape_boost(form, first >= count) * tally
+                seen = forms.get(key)
+                if seen is None:
+                    # A term's first form starts all four sums (as 0 + x would, exactly).
+                    forms[key] = {form: tally}
+                    counts[key] = count * role_weight
+                    tallies[key] = tally
+                    boosts[key] = boost
+                else:
+                    seen[form] = seen.get(form, 0) + tally
+                    counts[key] += count * role_weight
+                    tallies[key] += tally
+                    boosts[key] += boost
         weights = {
             # The shape boost of a term is the mean over its occurrences.
             key: boosts[key] / tallies[key] * count**_TF_POWER
