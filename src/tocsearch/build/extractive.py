@@ -22,6 +22,7 @@ Runtime: linear in the text of a segment; parents are linear in their children's
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
 from collections import Counter
@@ -371,7 +372,7 @@ class ExtractiveSummarizer:
         # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
         # ("delete", "window") names a topic only when nothing better does.
         scores = {
-            phrase: sum(weights.get(key, 0.0) for key in phrase)
+            phrase: sum([weights.get(key, 0.0) for key in phrase])
             * (1.0 + math.log(count))
             * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
             for phrase, count in counts.items()
@@ -455,7 +456,7 @@ def _score(sentence: _Sentence, weights: dict[str, float], covered: dict[str, No
         sentence.scale = factor
         return gained * factor
     gained = sentence.gain
-    repeated = sum(weights[key] for key in sentence.keys if key in covered)
+    repeated = sum([weights[key] for key in sentence.keys if key in covered])
     gained -= (1.0 - _COVERED) * repeated
     return gained * sentence.scale
 
@@ -538,12 +539,9 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
 
 
 def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> dict[tuple[str, ...], int]:
-    """How many times each phrase occurs in some sentences' phrase lists."""
-    counts: dict[tuple[str, ...], int] = {}
-    for phrases in found:
-        for phrase in phrases:
-            counts[phrase] = counts.get(phrase, 0) + 1
-    return counts
+    """How many times each phrase occurs in some sentences' phrase lists (in order of first
+    occurrence)."""
+    return Counter(itertools.chain.from_iterable(found))
 
 
 class _LazyNames(Mapping[tuple[str, ...], str]):
