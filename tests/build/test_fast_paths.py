@@ -9,7 +9,7 @@ import re
 import sys
 from datetime import datetime, timedelta, timezone
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch import ids
@@ -150,6 +150,66 @@ def test_the_pattern_and_split_agree_on_white_space() -> None:
         char = chr(code)
         assert (SPACES.fullmatch(char) is not None) == char.isspace(), hex(code)
         assert (char.split() == []) == char.isspace(), hex(code)
+
+
+def plain_phrases(
+    text: str, key_of: dict[str, str], tools: frozenset[str]
+) -> list[tuple[str, ...]]:
+    """Title phrases by the straightforward scan: every token decides its kind, every break
+    ends (and resets) the run."""
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+    numbers: set[int] = set()
+    previous = ""
+    for token, _ in [*_extractive._TOKENS_AND_BREAKS.findall(text), ("", "")]:
+        key = key_of.get(token, "")
+        kind = _extractive._BREAK
+        if key and key not in tools:
+            kind = _extractive._title_kind(token)
+        usable = kind == _extractive._USABLE
+        if usable or (kind == _extractive._NUMBER and run and previous[:1].isupper()):
+            previous = token
+            if key not in run:
+                if kind == _extractive._NUMBER:
+                    numbers.add(len(run))
+                run.append(key)
+                continue
+        previous = token
+        if run:
+            if len(run) == 1:
+                found.append((run[0],))
+            else:
+                for size in range(1, min(_extractive._PHRASE_MAX, len(run)) + 1):
+                    for start in range(len(run) - size + 1):
+                        if start not in numbers:
+                            found.append(tuple(run[start : start + size]))
+            numbers = set()
+        run = [key] if usable else []
+    return found
+
+
+# Clauses of words (names, numbers, paths, stopwords, tool names, repeats) between breaks.
+_PHRASE_WORDS = (
+    "Postgres", "16", "401", "v2.3", "Redis", "redis", "cache", "lock", "the", "and", "JWT",
+    "token", "auth.py", "src/app", "bash", "pytest", "x", "CI", "January", "error", "it's",
+)  # fmt: skip
+clauses = st.lists(st.lists(st.sampled_from(_PHRASE_WORDS), min_size=1, max_size=6), max_size=5)
+
+
+@given(
+    clauses,
+    st.sampled_from((", ", "; ", " - ", " — ", " (", ". ")),
+    st.sets(st.sampled_from(("bash", "pytest", "redis"))),
+)
+@example([["Postgres", "401"], ["Redis", "cache", "lock"]], ", ", set())  # a number, then a run
+def test_title_phrases_match_the_plain_scan(
+    words: list[list[str]], glue: str, tools: set[str]
+) -> None:
+    """The title phrases of a sentence are those the straightforward scan finds."""
+    text = glue.join(" ".join(clause) for clause in words)
+    key_of = {token: _phrasing.content_key(token, frozenset()) for token in _terms.tokens(text)}
+    expected = plain_phrases(text, key_of, frozenset(tools))
+    assert _extractive._phrases(text, key_of, frozenset(tools)) == expected
 
 
 def plain_parent_bullets(summaries: list[Summary], limit: int) -> tuple[SummaryBullet, ...]:

@@ -596,19 +596,21 @@ def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[t
     # One pass over tokens and breaks: a break comes back as ("", break), a token as (token, "").
     for token, _ in [*_TOKENS_AND_BREAKS.findall(text), ("", "")]:
         key = get_key(token, "")
-        kind = _BREAK
         if key and key not in tools:
             kind = get_kind(token, -1)
             if kind < 0:
                 kind = kinds[token] = _title_kind(token)
-        if kind == _USABLE or (kind == _NUMBER and run and previous[:1].isupper()):
-            previous = token
-            if key not in run:
-                if kind == _NUMBER:
-                    numbers.add(len(run))
-                run.append(key)
-                continue
+            if kind == _USABLE or (kind == _NUMBER and run and previous[:1].isupper()):
+                previous = token
+                if key not in run:
+                    if kind == _NUMBER:
+                        numbers.add(len(run))
+                    run.append(key)
+                    continue
+        else:
+            kind = _BREAK
         previous = token
+        # A run is empty until a usable word starts one, so only a non-empty run ends here.
         if run:
             if len(run) == 1:
                 found.append((run[0],))
@@ -617,6 +619,6 @@ def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[t
                     for start in range(len(run) - size + 1):
                         if start not in numbers:
                             found.append(tuple(run[start : start + size]))
-            numbers = set()
-        run = [key] if kind == _USABLE else []
+                numbers = set()
+            run = [key] if kind == _USABLE else []
     return found
