@@ -37,6 +37,8 @@ PLAIN_PARENT_CUES = re.compile(
     re.IGNORECASE,
 )
 SPACES = re.compile(r"\s+")
+PLAIN_TOKENS = re.compile(r"\w+(?:['’./\-]\w+)*")
+PLAIN_TOKENS_AND_BREAKS = re.compile(r"(\w+(?:['’./\-]\w+)*)|([^\w\s'’./\-]+|\s[-–—]\s)")
 PLAIN_SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 
 _PIECES = (
@@ -100,6 +102,42 @@ def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
     assert found == (PLAIN_SEGMENT_CUES.search(text) is not None)
     found = _parents._STATEMENT_CUES.search(lowered) is not None
     assert found == (PLAIN_PARENT_CUES.search(text) is not None)
+
+
+token_texts = st.lists(
+    st.sampled_from(
+        (
+            "auth",
+            "py",
+            "v2",
+            "3",
+            "don",
+            "t",
+            "é",
+            "_",
+            ".",
+            "/",
+            "-",
+            "'",
+            "’",
+            "..",
+            " ",
+            " - ",
+            " — ",
+            ",",
+            "(",
+            "\n",
+        )
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(token_texts)
+def test_tokens_match_the_plain_patterns(text: str) -> None:
+    """The token patterns find the tokens (and breaks) the plain backtracking forms find."""
+    assert _terms.TOKEN_PATTERN.findall(text) == PLAIN_TOKENS.findall(text)
+    assert _extractive._TOKENS_AND_BREAKS.findall(text) == PLAIN_TOKENS_AND_BREAKS.findall(text)
 
 
 def plain_cut_at_word(text: str, limit: int) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Iterable, Iterator
 
 from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
@@ -35,6 +36,10 @@ __all__ = [
 # A token is a run of word characters that may hold inner dots, slashes, dashes or
 # apostrophes, so "auth.py", "src/jwt.ts", "v2.3.1", "don't" and "snake_case" stay whole.
 TOKEN_PATTERN = re.compile(r"\w+(?:['’./\-]\w+)*")
+if sys.version_info >= (3, 11):
+    # The same tokens: the first way to match is always the one taken, so the possessive
+    # forms (Python 3.11+) only spare the regex engine its backtracking records.
+    TOKEN_PATTERN = re.compile(r"\w++(?:['’./\-]\w++)*+")
 # A sentence ends at . ! ? … followed by white space and a capital, digit, quote or bracket,
 # or at a line break. An ellipsis ("SELECT ... FOR UPDATE") or a lower-case continuation
 # ("e.g. the pool") does not end it.

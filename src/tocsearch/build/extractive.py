@@ -25,6 +25,7 @@ import heapq
 import itertools
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -57,6 +58,8 @@ _PER_EVENT = 10_000  # sentence order numbers: event position * this + sentence 
 _PHRASE_MAX = 3
 # Tokens, and the punctuation (or a dash between spaces) that breaks a phrase between them.
 _TOKENS_AND_BREAKS = re.compile(r"(\w+(?:['’./\-]\w+)*)|([^\w\s'’./\-]+|\s[-–—]\s)")
+if sys.version_info >= (3, 11):  # the same matches; see _terms.TOKEN_PATTERN
+    _TOKENS_AND_BREAKS = re.compile(r"(\w++(?:['’./\-]\w++)*+)|([^\w\s'’./\-]++|\s[-–—]\s)")
 _SUMMARY_CHARS = 300
 _MIN_WORDS = 4  # shorter sentences ("Merged.") are bullets only when nothing else is said
 # Sentences that report a decision, a finding, a cause or a fix carry the story of a segment.
