@@ -94,12 +94,14 @@ def test_words_are_those_of_one_pass_over_the_folded_texts(values: list[str]) ->
 
 def test_no_word_character_is_white_space_and_no_folding_makes_any() -> None:
     """What matching runs of non-space characters alone relies on, checked over every code
-    point: white space never matches the word pattern, and folding never makes white space."""
+    point: white space never matches the word pattern and folds to white space, and folding
+    never makes white space of anything else."""
     word_char = re.compile(r"[\w.+#/-]")
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         if char.isspace():
             assert word_char.match(char) is None, hex(code)
+            assert char.casefold().isspace(), hex(code)
         else:
             assert not any(folded.isspace() for folded in char.casefold()), hex(code)
 

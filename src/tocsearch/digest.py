@@ -107,12 +107,14 @@ def _distinct_words(texts: Iterable[str]) -> set[str]:
     """The case-folded words of ``texts``: the same set as ``_WORD.findall`` over the folded
     texts joined by line breaks.
 
-    No word holds white space (nor does folding make any), so every word lies inside one
-    run of non-space characters and is found there alone. A history repeats its runs far more
-    than it has distinct ones, so matching each distinct run once reads a fraction of the text.
+    No word holds white space, and folding, which works character by character, keeps white
+    space white and everything else not, so every word lies inside one run of non-space
+    characters and is found there alone, folded with it. A history repeats its runs far more
+    than it has distinct ones, so folding and matching each distinct run once reads a
+    fraction of the text.
     """
-    runs = set("\n".join(texts).casefold().split())
-    return set(_WORD.findall(" ".join(runs)))
+    runs = set("\n".join(texts).split())
+    return set(_WORD.findall(" ".join(runs).casefold()))
 
 
 class TermDigest:
