@@ -168,9 +168,13 @@ class ExtractiveSummarizer:
             for s in sorted(chosen, key=lambda s: s.order)
         )
         found = [_phrases(s.text, key_of, analysis.tools) for s in ranked[:_PHRASE_SOURCES]]
-        phrases = _phrase_counts(found)
+        # The title's sentences are the first of the phrase sources: their counts are counted
+        # once and then carried on over the rest.
+        title_counts = _phrase_counts(found[:_TITLE_SOURCES])
+        phrases = title_counts.copy()
+        phrases.update(itertools.chain.from_iterable(found[_TITLE_SOURCES:]))
         keywords = self._keywords(analysis, phrases)
-        title = self._title(_phrase_counts(found[:_TITLE_SOURCES]), phrases, analysis)
+        title = self._title(title_counts, phrases, analysis)
         return Summary(
             title=title,
             bullets=bullets,
@@ -541,7 +545,7 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     return found_sentences
 
 
-def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> dict[tuple[str, ...], int]:
+def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
     """How many times each phrase occurs in some sentences' phrase lists (in order of first
     occurrence)."""
     return Counter(itertools.chain.from_iterable(found))
