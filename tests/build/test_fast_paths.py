@@ -93,6 +93,13 @@ def test_sentence_initials_match_the_plain_pattern(text: str) -> None:
     assert _terms.sentence_initials(text) == PLAIN_SENTENCE_INITIAL.findall(text)
 
 
+@given(st.lists(texts | marked_texts, max_size=5))
+def test_sentence_initials_of_joined_statements_are_those_of_each(values: list[str]) -> None:
+    """Statements joined by line breaks have the sentence-initial words of each, in order."""
+    each = [word for value in values for word in PLAIN_SENTENCE_INITIAL.findall(value)]
+    assert _terms.sentence_initials("\n".join(values)) == each
+
+
 @given(texts)
 def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
     """Cues searched in lower-cased text are found exactly where a case-insensitive search

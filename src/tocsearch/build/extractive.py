@@ -196,12 +196,11 @@ class ExtractiveSummarizer:
         # Tokens are gathered per weight class and counted once per class at the end: one
         # C-level count over a long list is cheaper than an update per event.
         by_weight: dict[tuple[float, bool], list[str]] = {}
-        initial_words: list[str] = []
+        statement_texts: list[str] = []
         documents: list[_Sentence] = []
         tools: set[str] = set()
         pending: list[tuple[int, list[str]]] = []  # document index, tokens
         findall = _terms.TOKEN_PATTERN.findall
-        initials = _terms.sentence_initials
         for position, event in enumerate(events):
             text = event.text
             if not text:
@@ -226,7 +225,7 @@ class ExtractiveSummarizer:
                 bucket = by_weight[(role_weight, evidence)] = []
             bucket += found
             if not evidence:
-                initial_words += initials(text)
+                statement_texts.append(text)
             pending.append((len(documents), found))
             documents.append(
                 _Sentence(
@@ -252,7 +251,8 @@ class ExtractiveSummarizer:
             document = documents[index]
             if not (has_statement and document.evidence):
                 document.keys = tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
-        initial = Counter(initial_words)
+        # Joined by line breaks, the statements have the sentence starts they have apart.
+        initial = Counter(_terms.sentence_initials("\n".join(statement_texts)))
         counts: dict[str, float] = {}
         forms: dict[str, dict[str, int]] = {}
         boosts: dict[str, float] = {}
