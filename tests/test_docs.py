@@ -20,9 +20,7 @@ def _blocks(page: Path) -> list[str]:
 
 
 PAGES = [
-    page
-    for page in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
-    if _blocks(page)
+    page for page in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]) if _blocks(page)
 ]
 
 
@@ -33,9 +31,7 @@ def test_the_main_pages_have_runnable_examples() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
-def test_code_blocks_run(
-    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_code_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each page's Python blocks execute without error, in order."""
     blocks = _blocks(page)
     monkeypatch.chdir(tmp_path)
