@@ -257,6 +257,31 @@ def test_title_phrases_match_the_plain_scan(
     assert _extractive._phrases(text, key_of, frozenset(tools)) == expected
 
 
+@given(
+    st.dictionaries(
+        st.lists(
+            st.sampled_from(("jwt", "token", "file", "lock", "redis", "x")), min_size=1, max_size=3
+        ).map(tuple),
+        st.integers(1, 12),
+    ),
+    st.dictionaries(
+        st.sampled_from(("jwt", "token", "file", "lock", "redis")), st.floats(0.01, 50.0)
+    ),
+)
+def test_title_scores_match_the_plain_formula(
+    counts: dict[tuple[str, ...], int], weights: dict[str, float]
+) -> None:
+    """Title phrase scores are exactly the summed weights times 1 + log(count), halved for a
+    lone everyday word ("file" is one)."""
+    plain = {
+        phrase: sum(weights.get(key, 0.0) for key in phrase)
+        * (1.0 + math.log(count))
+        * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
+        for phrase, count in counts.items()
+    }
+    assert _extractive._title_scores(counts, weights) == plain
+
+
 def plain_parent_bullets(summaries: list[Summary], limit: int) -> tuple[SummaryBullet, ...]:
     """Parent bullets by a full scan of every candidate each round."""
     merged = _parents._merge_keywords(summaries, frozenset())

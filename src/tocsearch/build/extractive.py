@@ -378,12 +378,7 @@ class ExtractiveSummarizer:
             counts[phrase] = recurring.get(phrase, counts[phrase])
         # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
         # ("delete", "window") names a topic only when nothing better does.
-        scores = {
-            phrase: sum([weights.get(key, 0.0) for key in phrase])
-            * (1.0 + math.log(count))
-            * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
-            for phrase, count in counts.items()
-        }
+        scores = _title_scores(counts, weights)
         ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
         named = _LazyNames(
             lambda phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
@@ -543,6 +538,25 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
                 )
             )
     return found_sentences
+
+
+def _title_scores(
+    counts: Mapping[tuple[str, ...], int], weights: Mapping[str, float]
+) -> dict[tuple[str, ...], float]:
+    """Each phrase's summed word weights times ``1 + log(count)``, halved for a lone everyday
+    word. A one-word phrase's sum is its word's weight and a factor of 1.0 changes nothing, so
+    each case is written out: the same scores, without the general sum for most phrases."""
+    scores: dict[tuple[str, ...], float] = {}
+    weight_of = weights.get
+    common = _terms.COMMON_WORDS
+    for phrase, count in counts.items():
+        if len(phrase) == 1:
+            key = phrase[0]
+            score = weight_of(key, 0.0) * (1.0 + math.log(count))
+            scores[phrase] = score * 0.5 if key in common else score
+        else:
+            scores[phrase] = sum([weight_of(key, 0.0) for key in phrase]) * (1.0 + math.log(count))
+    return scores
 
 
 def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
