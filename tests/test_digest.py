@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import subprocess
 import sys
 import zlib
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tocsearch import digest as digest_module
 from tocsearch.digest import DIGEST_BITS, KEY_MAX, KEY_MIN, TermDigest, prefix_keys
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate._terms import topic_terms
@@ -70,6 +72,38 @@ def test_union_is_the_digest_of_all_the_texts(left: list[str], right: list[str])
     """The union of two digests equals the digest of both sets of texts together."""
     joined = TermDigest.from_texts(left).union([TermDigest.from_texts(right)])
     assert joined == TermDigest.from_texts(left + right)
+
+
+# Any white space (Unicode spaces too) between pieces, and letters whose case folding grows.
+spaced = st.lists(
+    st.tuples(
+        words | st.sampled_from(["ẞ", "İ", "Σ", "ﬁ", "ǅ", "x\u0301"]),
+        st.sampled_from([" ", "\n", "\t", "\u00a0", "\u2003", "\u3000", "\x1c", ""]),
+    ),
+    max_size=12,
+).map(lambda parts: "".join(piece + gap for piece, gap in parts))
+
+
+@given(st.lists(spaced, max_size=5))
+def test_words_are_those_of_one_pass_over_the_folded_texts(values: list[str]) -> None:
+    """Matching each distinct run of non-space characters once finds exactly the words one
+    pass of the word pattern over all the folded texts finds."""
+    plain = set(digest_module._WORD.findall("\n".join(values).casefold()))
+    assert digest_module._distinct_words(values) == plain
+
+
+def test_no_word_character_is_white_space_and_no_folding_makes_any() -> None:
+    """What matching runs of non-space characters alone relies on, checked over every code
+    point: white space never matches the word pattern and folds to white space, and folding
+    never makes white space of anything else."""
+    word_char = re.compile(r"[\w.+#/-]")
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if char.isspace():
+            assert word_char.match(char) is None, hex(code)
+            assert char.casefold().isspace(), hex(code)
+        else:
+            assert not any(folded.isspace() for folded in char.casefold()), hex(code)
 
 
 def test_a_word_never_inserted_is_ruled_out() -> None:

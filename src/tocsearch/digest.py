@@ -103,6 +103,20 @@ def _word_positions(word: str) -> frozenset[int]:
     return frozenset(position for key in _word_keys(word) for position in _positions(key))
 
 
+def _distinct_words(texts: Iterable[str]) -> set[str]:
+    """The case-folded words of ``texts``: the same set as ``_WORD.findall`` over the folded
+    texts joined by line breaks.
+
+    No word holds white space, and folding, which works character by character, keeps white
+    space white and everything else not, so every word lies inside one run of non-space
+    characters and is found there alone, folded with it. A history repeats its runs far more
+    than it has distinct ones, so folding and matching each distinct run once reads a
+    fraction of the text.
+    """
+    runs = set("\n".join(texts).split())
+    return set(_WORD.findall(" ".join(runs).casefold()))
+
+
 class TermDigest:
     """A Bloom filter over word-prefix keys; immutable once made.
 
@@ -132,9 +146,8 @@ class TermDigest:
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> TermDigest:
         """The digest of every word of ``texts``; the same for the same words in any order."""
-        # One pass over all the texts: a line break is never part of a word.
         positions: set[int] = set()
-        for word in set(_WORD.findall("\n".join(texts).casefold())):
+        for word in _distinct_words(texts):
             positions.update(_word_positions(word))
         bitmap = bytearray(_BYTES)
         for position in positions:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from datetime import datetime, timedelta, timezone
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch import ids
@@ -36,6 +37,9 @@ PLAIN_PARENT_CUES = re.compile(
     re.IGNORECASE,
 )
 SPACES = re.compile(r"\s+")
+PLAIN_TOKENS = re.compile(r"\w+(?:['’./\-]\w+)*")
+PLAIN_TOKENS_AND_BREAKS = re.compile(r"(\w+(?:['’./\-]\w+)*)|([^\w\s'’./\-]+|\s[-–—]\s)")
+PLAIN_SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
 
 _PIECES = (
     "We", "found", "the", "Root", "cause", "FIXED", "because", "plan", "so we", "Going with",
@@ -55,6 +59,47 @@ def test_sentence_breaks_match_the_plain_pattern(text: str) -> None:
     assert _terms.SENTENCE_BREAK.split(text) == PLAIN_SENTENCE_BREAK.split(text)
 
 
+marked_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            (
+                "We",
+                "auth.py",
+                "x",
+                "401",
+                ".",
+                "!",
+                "?",
+                "…",
+                "...",
+                "-",
+                "*",
+                "•",
+                ">",
+                "#",
+                "(",
+                "é",
+            )
+        ),
+        st.sampled_from(_GAPS),
+    ),
+    max_size=40,
+).map(lambda parts: "".join(piece + gap for piece, gap in parts))
+
+
+@given(texts | marked_texts)
+def test_sentence_initials_match_the_plain_pattern(text: str) -> None:
+    """The split search for sentence-initial words finds what the one plain pattern finds."""
+    assert _terms.sentence_initials(text) == PLAIN_SENTENCE_INITIAL.findall(text)
+
+
+@given(st.lists(texts | marked_texts, max_size=5))
+def test_sentence_initials_of_joined_statements_are_those_of_each(values: list[str]) -> None:
+    """Statements joined by line breaks have the sentence-initial words of each, in order."""
+    each = [word for value in values for word in PLAIN_SENTENCE_INITIAL.findall(value)]
+    assert _terms.sentence_initials("\n".join(values)) == each
+
+
 @given(texts)
 def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
     """Cues searched in lower-cased text are found exactly where a case-insensitive search
@@ -64,6 +109,42 @@ def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
     assert found == (PLAIN_SEGMENT_CUES.search(text) is not None)
     found = _parents._STATEMENT_CUES.search(lowered) is not None
     assert found == (PLAIN_PARENT_CUES.search(text) is not None)
+
+
+token_texts = st.lists(
+    st.sampled_from(
+        (
+            "auth",
+            "py",
+            "v2",
+            "3",
+            "don",
+            "t",
+            "é",
+            "_",
+            ".",
+            "/",
+            "-",
+            "'",
+            "’",
+            "..",
+            " ",
+            " - ",
+            " — ",
+            ",",
+            "(",
+            "\n",
+        )
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(token_texts)
+def test_tokens_match_the_plain_patterns(text: str) -> None:
+    """The token patterns find the tokens (and breaks) the plain backtracking forms find."""
+    assert _terms.TOKEN_PATTERN.findall(text) == PLAIN_TOKENS.findall(text)
+    assert _extractive._TOKENS_AND_BREAKS.findall(text) == PLAIN_TOKENS_AND_BREAKS.findall(text)
 
 
 def plain_cut_at_word(text: str, limit: int) -> str:
@@ -91,6 +172,114 @@ def test_cuts_of_long_texts_read_only_what_they_need(text: str, limit: int) -> N
     however much white space the window holds."""
     assert _terms.cut_at_word(text, limit) == plain_cut_at_word(text, limit)
     assert _terms._collapsed(text, limit)[: limit + 1] == SPACES.sub(" ", text).strip()[: limit + 1]
+
+
+spaced_texts = st.lists(
+    st.tuples(
+        st.sampled_from(("word", "a,", "ẞ", "x\u0301", "\u200b", "-")),
+        st.sampled_from((" ", "\n", "\t", "\u00a0", "\u2003", "\u3000", "\x1c", "\x85", "")),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(piece + gap for piece, gap in parts))
+
+
+@given(spaced_texts)
+def test_collapsing_spaces_by_splitting_matches_the_pattern(text: str) -> None:
+    """Joining the split words gives what replacing each white-space run and stripping gives."""
+    assert _terms.collapse_spaces(text) == SPACES.sub(" ", text).strip()
+
+
+def test_the_pattern_and_split_agree_on_white_space() -> None:
+    """Every code point is white space to ``\\s`` exactly when it is to ``str.split``."""
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert (SPACES.fullmatch(char) is not None) == char.isspace(), hex(code)
+        assert (char.split() == []) == char.isspace(), hex(code)
+
+
+def plain_phrases(
+    text: str, key_of: dict[str, str], tools: frozenset[str]
+) -> list[tuple[str, ...]]:
+    """Title phrases by the straightforward scan: every token decides its kind, every break
+    ends (and resets) the run."""
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+    numbers: set[int] = set()
+    previous = ""
+    for token, _ in [*_extractive._TOKENS_AND_BREAKS.findall(text), ("", "")]:
+        key = key_of.get(token, "")
+        kind = _extractive._BREAK
+        if key and key not in tools:
+            kind = _extractive._title_kind(token)
+        usable = kind == _extractive._USABLE
+        if usable or (kind == _extractive._NUMBER and run and previous[:1].isupper()):
+            previous = token
+            if key not in run:
+                if kind == _extractive._NUMBER:
+                    numbers.add(len(run))
+                run.append(key)
+                continue
+        previous = token
+        if run:
+            if len(run) == 1:
+                found.append((run[0],))
+            else:
+                for size in range(1, min(_extractive._PHRASE_MAX, len(run)) + 1):
+                    for start in range(len(run) - size + 1):
+                        if start not in numbers:
+                            found.append(tuple(run[start : start + size]))
+            numbers = set()
+        run = [key] if usable else []
+    return found
+
+
+# Clauses of words (names, numbers, paths, stopwords, tool names, repeats) between breaks.
+_PHRASE_WORDS = (
+    "Postgres", "16", "401", "v2.3", "Redis", "redis", "cache", "lock", "the", "and", "JWT",
+    "token", "auth.py", "src/app", "bash", "pytest", "x", "CI", "January", "error", "it's",
+)  # fmt: skip
+clauses = st.lists(st.lists(st.sampled_from(_PHRASE_WORDS), min_size=1, max_size=6), max_size=5)
+
+
+@given(
+    clauses,
+    st.sampled_from((", ", "; ", " - ", " — ", " (", ". ")),
+    st.sets(st.sampled_from(("bash", "pytest", "redis"))),
+)
+@example([["Postgres", "401"], ["Redis", "cache", "lock"]], ", ", set())  # a number, then a run
+def test_title_phrases_match_the_plain_scan(
+    words: list[list[str]], glue: str, tools: set[str]
+) -> None:
+    """The title phrases of a sentence are those the straightforward scan finds."""
+    text = glue.join(" ".join(clause) for clause in words)
+    key_of = {token: _phrasing.content_key(token, frozenset()) for token in _terms.tokens(text)}
+    expected = plain_phrases(text, key_of, frozenset(tools))
+    assert _extractive._phrases(text, key_of, frozenset(tools)) == expected
+
+
+@given(
+    st.dictionaries(
+        st.lists(
+            st.sampled_from(("jwt", "token", "file", "lock", "redis", "x")), min_size=1, max_size=3
+        ).map(tuple),
+        st.integers(1, 12),
+    ),
+    st.dictionaries(
+        st.sampled_from(("jwt", "token", "file", "lock", "redis")), st.floats(0.01, 50.0)
+    ),
+)
+def test_title_scores_match_the_plain_formula(
+    counts: dict[tuple[str, ...], int], weights: dict[str, float]
+) -> None:
+    """Title phrase scores are exactly the summed weights times 1 + log(count), halved for a
+    lone everyday word ("file" is one)."""
+    plain = {
+        phrase: sum(weights.get(key, 0.0) for key in phrase)
+        * (1.0 + math.log(count))
+        * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
+        for phrase, count in counts.items()
+    }
+    assert _extractive._title_scores(counts, weights) == plain
 
 
 def plain_parent_bullets(summaries: list[Summary], limit: int) -> tuple[SummaryBullet, ...]:

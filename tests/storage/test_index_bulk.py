@@ -1,5 +1,5 @@
-"""NodeIndex.add_many: the bulk load behind the lazy JSON-directory index gives the same index
-as adding each entry on its own."""
+"""NodeIndex.add_many and EventIndex.add_many: the bulk loads behind the lazy JSON-directory
+index and ``put_events`` give the same index as adding each entry on its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from navigate.navtree import utc
 from tocsearch.levels import TocLevel
-from tocsearch.storage._index import NodeIndex
+from tocsearch.storage._files_index import LazyEventIndex
+from tocsearch.storage._index import EventIndex, NodeIndex
 
 ORIGIN = utc(2026, 1, 1, 0)
 Entry = tuple[str, datetime, datetime]
@@ -53,3 +54,54 @@ def test_add_many_equals_adding_one_by_one(before: list[Entry], batch: list[Entr
     bulk.add_many(TocLevel.SEGMENT, iter(batch))
     bulk.check()
     assert _state(bulk) == _state(one_by_one)
+
+
+EventEntry = tuple[str, datetime, str]
+
+event_entries = st.lists(
+    st.tuples(st.integers(0, 11), st.integers(0, 500), st.sampled_from(["s1", "s2", "s3"])).map(
+        lambda raw: (
+            f"evt:{1767225600000 + raw[0] * 60_000:013d}:e{raw[0]}",
+            ORIGIN + timedelta(minutes=raw[1]),
+            raw[2],
+        )
+    ),
+    max_size=30,
+)
+
+
+def _event_state(index: EventIndex) -> tuple[object, ...]:
+    windows = [(None, None), (ORIGIN + timedelta(minutes=100), ORIGIN + timedelta(minutes=300))]
+    ids = list(index.ids())
+    return (
+        ids,
+        len(index),
+        [index.session(session) for session in ("s1", "s2", "s3")],
+        [index.in_time_range(start, end) for start, end in windows],
+        [index.before(event_id, 2) + index.after(event_id, 2) for event_id in ids],
+    )
+
+
+@given(before=event_entries, batch=event_entries, lazy=st.booleans())
+def test_event_add_many_equals_adding_one_by_one(
+    before: list[EventEntry], batch: list[EventEntry], lazy: bool
+) -> None:
+    """Bulk-adding events after some single adds leaves the same ids, sessions and range
+    answers as adding them one at a time (replaced ids, repeats, moved sessions and all),
+    also for the lazily loaded index of the JSON directory."""
+
+    def make() -> EventIndex:
+        return LazyEventIndex(lambda: iter(())) if lazy else EventIndex()
+
+    one_by_one, bulk = make(), make()
+    for entry in before:
+        one_by_one.add(*entry)
+        bulk.add(*entry)
+    for entry in batch:
+        one_by_one.add(*entry)
+    bulk.add_many(iter(batch))
+    bulk.check()
+    assert _event_state(bulk) == _event_state(one_by_one)
+    if isinstance(bulk, LazyEventIndex) and isinstance(one_by_one, LazyEventIndex):
+        for event_id, _, _ in before + batch:
+            assert bulk.session_of(event_id) == one_by_one.session_of(event_id)

@@ -179,11 +179,16 @@ def _bullets(
         return score, -candidate.child, -candidate.index
 
     # Coverage only lowers a value, so the best picks come from the best at the start.
-    pool = sorted(candidates, key=value, reverse=True)[: max(40, 4 * wanted)]
+    # Each candidate is valued once here; the pool's heap starts from those same values.
+    pool = sorted(
+        [(value(candidate), candidate) for candidate in candidates],
+        key=lambda valued: valued[0],
+        reverse=True,
+    )[: max(40, 4 * wanted)]
     # Lazy greedy: a value only falls as picks are made, so a candidate whose refreshed value
     # still tops the heap of older values is the true best (the same pick as a full scan).
     # value() ends in (-child, -index); the heap holds the negated value, smallest first.
-    heap = [(-v[0], -v[1], -v[2], candidate) for candidate in pool for v in [value(candidate)]]
+    heap = [(-v[0], -v[1], -v[2], candidate) for v, candidate in pool]
     heapq.heapify(heap)
     fresh: set[int] = set()  # ids of candidates whose heap value reflects the current picks
     while heap and len(chosen) < wanted:

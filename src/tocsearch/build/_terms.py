@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Iterable, Iterator
 
 from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
@@ -14,9 +15,9 @@ from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 __all__ = [
     "COMMON_WORDS",
     "SENTENCE_BREAK",
-    "SENTENCE_INITIAL",
     "TOKEN_PATTERN",
     "clean_sentence",
+    "collapse_spaces",
     "cut_at_clause",
     "cut_at_word",
     "display_form",
@@ -24,6 +25,7 @@ __all__ = [
     "is_keyword",
     "is_number",
     "is_pathlike",
+    "sentence_initials",
     "sentence_spans",
     "shape_boost",
     "split_tool_call",
@@ -34,16 +36,23 @@ __all__ = [
 # A token is a run of word characters that may hold inner dots, slashes, dashes or
 # apostrophes, so "auth.py", "src/jwt.ts", "v2.3.1", "don't" and "snake_case" stay whole.
 TOKEN_PATTERN = re.compile(r"\w+(?:['’./\-]\w+)*")
+if sys.version_info >= (3, 11):
+    # The same tokens: the first way to match is always the one taken, so the possessive
+    # forms (Python 3.11+) only spare the regex engine its backtracking records.
+    TOKEN_PATTERN = re.compile(r"\w++(?:['’./\-]\w++)*+")
 # A sentence ends at . ! ? … followed by white space and a capital, digit, quote or bracket,
 # or at a line break. An ellipsis ("SELECT ... FOR UPDATE") or a lower-case continuation
 # ("e.g. the pool") does not end it.
 # Both branches start at a white-space character; the leading lookahead lets the regex engine
 # skip every other position cheaply (the same matches as without it, in about half the time).
 SENTENCE_BREAK = re.compile(r"(?=\s)(?:(?<=[.!?…])(?<!\.\.\.)\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*)")
-# The first word of each sentence, after an optional list marker.
-SENTENCE_INITIAL = re.compile(r"(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)")
+# The first word of each sentence, after an optional list marker: the words that
+# ``(?:^|[.!?…]\s+|\n)[\s\-*•>#]*(\w+)`` finds. The text's start is matched on its own, so
+# the rest of the search starts at a character from a small set, which the regex engine
+# skips to quickly (about twice as fast, the same words).
+_FIRST_INITIAL = re.compile(r"[\s\-*•>#]*(\w+)")
+_LATER_INITIAL = re.compile(r"[.!?…\n](?:(?<=\n)|\s)[\s\-*•>#]*(\w+)")
 _LIST_MARKER = re.compile(r"^(?:[-*•>#]+|\d{1,2}[.)])\s+")
-_SPACES = re.compile(r"\s+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 # A bare number, version or size: "300", "0.8", "3.13", "2,900", "10-0", "1e6".
 _NUMBER = re.compile(r"[\d.,:'’\-]*\d[\d.,:'’\-]*(?:e\d+)?")
@@ -130,6 +139,14 @@ def shape_boost(token: str, sentence_initial: bool) -> float:
     return 1.0
 
 
+def sentence_initials(text: str) -> list[str]:
+    """The first word of each sentence of ``text`` (after an optional list marker), in order."""
+    first = _FIRST_INITIAL.match(text)
+    if first is None:
+        return _LATER_INITIAL.findall(text)
+    return [first.group(1), *_LATER_INITIAL.findall(text, first.end())]
+
+
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     """The ``(start, end)`` offsets of the non-blank sentences of a text, in order."""
     start = 0
@@ -141,10 +158,17 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+def collapse_spaces(text: str) -> str:
+    r"""``text`` with each run of white space made one space, and stripped: what
+    ``re.sub(r"\s+", " ", text).strip()`` gives (``\s`` and ``str.split`` agree on white
+    space), without building the replacement one match at a time."""
+    return " ".join(text.split())
+
+
 @functools.lru_cache(maxsize=4096)  # a bullet is cleaned when picked, cut, and quoted again
 def clean_sentence(sentence: str) -> str:
     """A sentence with white space collapsed and a leading list marker or heading mark dropped."""
-    collapsed = _SPACES.sub(" ", sentence).strip()
+    collapsed = collapse_spaces(sentence)
     return _LIST_MARKER.sub("", collapsed, count=1)
 
 
@@ -157,10 +181,10 @@ def _collapsed(text: str, limit: int) -> str:
     """
     window = 4 * limit + 64
     if len(text) > window:
-        head = _SPACES.sub(" ", text[:window]).strip()
+        head = collapse_spaces(text[:window])
         if len(head) > limit:
             return head
-    return _SPACES.sub(" ", text).strip()
+    return collapse_spaces(text)
 
 
 def cut_at_word(text: str, limit: int) -> str:

@@ -22,8 +22,10 @@ Runtime: linear in the text of a segment; parents are linear in their children's
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -56,6 +58,8 @@ _PER_EVENT = 10_000  # sentence order numbers: event position * this + sentence 
 _PHRASE_MAX = 3
 # Tokens, and the punctuation (or a dash between spaces) that breaks a phrase between them.
 _TOKENS_AND_BREAKS = re.compile(r"(\w+(?:['’./\-]\w+)*)|([^\w\s'’./\-]+|\s[-–—]\s)")
+if sys.version_info >= (3, 11):  # the same matches; see _terms.TOKEN_PATTERN
+    _TOKENS_AND_BREAKS = re.compile(r"(\w++(?:['’./\-]\w++)*+)|([^\w\s'’./\-]++|\s[-–—]\s)")
 _SUMMARY_CHARS = 300
 _MIN_WORDS = 4  # shorter sentences ("Merged.") are bullets only when nothing else is said
 # Sentences that report a decision, a finding, a cause or a fix carry the story of a segment.
@@ -164,9 +168,13 @@ class ExtractiveSummarizer:
             for s in sorted(chosen, key=lambda s: s.order)
         )
         found = [_phrases(s.text, key_of, analysis.tools) for s in ranked[:_PHRASE_SOURCES]]
-        phrases = _phrase_counts(found)
+        # The title's sentences are the first of the phrase sources: their counts are counted
+        # once and then carried on over the rest.
+        title_counts = _phrase_counts(found[:_TITLE_SOURCES])
+        phrases = title_counts.copy()
+        phrases.update(itertools.chain.from_iterable(found[_TITLE_SOURCES:]))
         keywords = self._keywords(analysis, phrases)
-        title = self._title(_phrase_counts(found[:_TITLE_SOURCES]), phrases, analysis)
+        title = self._title(title_counts, phrases, analysis)
         return Summary(
             title=title,
             bullets=bullets,
@@ -188,12 +196,11 @@ class ExtractiveSummarizer:
         # Tokens are gathered per weight class and counted once per class at the end: one
         # C-level count over a long list is cheaper than an update per event.
         by_weight: dict[tuple[float, bool], list[str]] = {}
-        initial_words: list[str] = []
+        statement_texts: list[str] = []
         documents: list[_Sentence] = []
         tools: set[str] = set()
         pending: list[tuple[int, list[str]]] = []  # document index, tokens
         findall = _terms.TOKEN_PATTERN.findall
-        initials = _terms.SENTENCE_INITIAL.findall
         for position, event in enumerate(events):
             text = event.text
             if not text:
@@ -218,7 +225,7 @@ class ExtractiveSummarizer:
                 bucket = by_weight[(role_weight, evidence)] = []
             bucket += found
             if not evidence:
-                initial_words += initials(text)
+                statement_texts.append(text)
             pending.append((len(documents), found))
             documents.append(
                 _Sentence(
@@ -233,8 +240,9 @@ class ExtractiveSummarizer:
                 )
             )
         # New surface forms get their term keys once per weight class, not once per event.
-        for bucket in by_weight.values():
-            for token in set(bucket).difference(key_of):
+        classes = {weight_class: Counter(bucket) for weight_class, bucket in by_weight.items()}
+        for tally_of in classes.values():
+            for token in [token for token in tally_of if token not in key_of]:
                 key_of[token] = _phrasing.content_key(token, extra)
         # Tool text rarely competes for bullets: its keys are made only when the segment has
         # no statement at all.
@@ -243,22 +251,19 @@ class ExtractiveSummarizer:
             document = documents[index]
             if not (has_statement and document.evidence):
                 document.keys = tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
-        initial = Counter(initial_words)
+        # Joined by line breaks, the statements have the sentence starts they have apart.
+        initial = Counter(_terms.sentence_initials("\n".join(statement_texts)))
         counts: dict[str, float] = {}
         forms: dict[str, dict[str, int]] = {}
         boosts: dict[str, float] = {}
         tallies: dict[str, int] = {}  # the sum of forms[key].values()
         shape_boost = _terms.shape_boost
         initial_count = initial.get
-        for (role_weight, evidence), bucket in sorted(by_weight.items()):
-            for form, count in Counter(bucket).items():
+        for (role_weight, evidence), tally_of in sorted(classes.items()):
+            for form, count in tally_of.items():
                 key = key_of[form]
                 if not key:
                     continue
-                counts[key] = counts.get(key, 0.0) + count * role_weight
-                seen = forms.get(key)
-                if seen is None:
-                    seen = forms[key] = {}
                 if evidence:
                     first = count
                 else:
@@ -266,9 +271,19 @@ class ExtractiveSummarizer:
                     if first > count:
                         first = count
                 tally = 2 * count - first
-                seen[form] = seen.get(form, 0) + tally
-                tallies[key] = tallies.get(key, 0) + tally
-                boosts[key] = boosts.get(key, 0.0) + shape_boost(form, first >= count) * tally
+                boost = shape_boost(form, first >= count) * tally
+                seen = forms.get(key)
+                if seen is None:
+                    # A term's first form starts all four sums (as 0 + x would, exactly).
+                    forms[key] = {form: tally}
+                    counts[key] = count * role_weight
+                    tallies[key] = tally
+                    boosts[key] = boost
+                else:
+                    seen[form] = seen.get(form, 0) + tally
+                    counts[key] += count * role_weight
+                    tallies[key] += tally
+                    boosts[key] += boost
         weights = {
             # The shape boost of a term is the mean over its occurrences.
             key: boosts[key] / tallies[key] * count**_TF_POWER
@@ -363,12 +378,7 @@ class ExtractiveSummarizer:
             counts[phrase] = recurring.get(phrase, counts[phrase])
         # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
         # ("delete", "window") names a topic only when nothing better does.
-        scores = {
-            phrase: sum(weights.get(key, 0.0) for key in phrase)
-            * (1.0 + math.log(count))
-            * (0.5 if len(phrase) == 1 and phrase[0] in _terms.COMMON_WORDS else 1.0)
-            for phrase, count in counts.items()
-        }
+        scores = _title_scores(counts, weights)
         ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
         named = _LazyNames(
             lambda phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
@@ -448,7 +458,7 @@ def _score(sentence: _Sentence, weights: dict[str, float], covered: dict[str, No
         sentence.scale = factor
         return gained * factor
     gained = sentence.gain
-    repeated = sum(weights[key] for key in sentence.keys if key in covered)
+    repeated = sum([weights[key] for key in sentence.keys if key in covered])
     gained -= (1.0 - _COVERED) * repeated
     return gained * sentence.scale
 
@@ -530,13 +540,29 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     return found_sentences
 
 
-def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> dict[tuple[str, ...], int]:
-    """How many times each phrase occurs in some sentences' phrase lists."""
-    counts: dict[tuple[str, ...], int] = {}
-    for phrases in found:
-        for phrase in phrases:
-            counts[phrase] = counts.get(phrase, 0) + 1
-    return counts
+def _title_scores(
+    counts: Mapping[tuple[str, ...], int], weights: Mapping[str, float]
+) -> dict[tuple[str, ...], float]:
+    """Each phrase's summed word weights times ``1 + log(count)``, halved for a lone everyday
+    word. A one-word phrase's sum is its word's weight and a factor of 1.0 changes nothing, so
+    each case is written out: the same scores, without the general sum for most phrases."""
+    scores: dict[tuple[str, ...], float] = {}
+    weight_of = weights.get
+    common = _terms.COMMON_WORDS
+    for phrase, count in counts.items():
+        if len(phrase) == 1:
+            key = phrase[0]
+            score = weight_of(key, 0.0) * (1.0 + math.log(count))
+            scores[phrase] = score * 0.5 if key in common else score
+        else:
+            scores[phrase] = sum([weight_of(key, 0.0) for key in phrase]) * (1.0 + math.log(count))
+    return scores
+
+
+def _phrase_counts(found: Iterable[list[tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
+    """How many times each phrase occurs in some sentences' phrase lists (in order of first
+    occurrence)."""
+    return Counter(itertools.chain.from_iterable(found))
 
 
 class _LazyNames(Mapping[tuple[str, ...], str]):
@@ -591,19 +617,21 @@ def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[t
     # One pass over tokens and breaks: a break comes back as ("", break), a token as (token, "").
     for token, _ in [*_TOKENS_AND_BREAKS.findall(text), ("", "")]:
         key = get_key(token, "")
-        kind = _BREAK
         if key and key not in tools:
             kind = get_kind(token, -1)
             if kind < 0:
                 kind = kinds[token] = _title_kind(token)
-        if kind == _USABLE or (kind == _NUMBER and run and previous[:1].isupper()):
-            previous = token
-            if key not in run:
-                if kind == _NUMBER:
-                    numbers.add(len(run))
-                run.append(key)
-                continue
+            if kind == _USABLE or (kind == _NUMBER and run and previous[:1].isupper()):
+                previous = token
+                if key not in run:
+                    if kind == _NUMBER:
+                        numbers.add(len(run))
+                    run.append(key)
+                    continue
+        else:
+            kind = _BREAK
         previous = token
+        # A run is empty until a usable word starts one, so only a non-empty run ends here.
         if run:
             if len(run) == 1:
                 found.append((run[0],))
@@ -612,6 +640,6 @@ def _phrases(text: str, key_of: dict[str, str], tools: frozenset[str]) -> list[t
                     for start in range(len(run) - size + 1):
                         if start not in numbers:
                             found.append(tuple(run[start : start + size]))
-            numbers = set()
-        run = [key] if kind == _USABLE else []
+                numbers = set()
+            run = [key] if kind == _USABLE else []
     return found

@@ -218,8 +218,9 @@ class IndexedStorage(abc.ABC):
         if not batch:
             return
         self._write_events(batch)
-        for event in batch:
-            self._event_index.add(event.event_id, event.timestamp, event.session_id)
+        self._event_index.add_many(
+            (event.event_id, event.timestamp, event.session_id) for event in batch
+        )
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()

@@ -164,6 +164,13 @@ class LazyEventIndex(EventIndex):
         super().add(event_id, timestamp, session_id)
         self._session_of[event_id] = session_id
 
+    def add_many(self, entries: Iterable[tuple[str, datetime, str]]) -> None:
+        self.ensure()
+        listed = list(entries)
+        super().add_many(listed)
+        for event_id, _, session_id in listed:
+            self._session_of[event_id] = session_id
+
     def discard(self, event_id: str) -> None:
         self.ensure()
         self._session_of.pop(event_id, None)
