@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from sortedcontainers import SortedList
 
@@ -13,6 +14,19 @@ from tocsearch.ids import to_epoch_ms
 from tocsearch.levels import TocLevel
 
 __all__ = ["EventIndex", "NodeIndex"]
+
+_A = TypeVar("_A")
+_B = TypeVar("_B")
+
+
+def _last_of_each(entries: Iterable[tuple[str, _A, _B]]) -> dict[str, tuple[_A, _B]]:
+    """The entries by id, a repeated id keeping its last entry at its last position: what
+    adding them one by one would leave."""
+    latest: dict[str, tuple[_A, _B]] = {}
+    for key, first, second in entries:
+        latest.pop(key, None)
+        latest[key] = (first, second)
+    return latest
 
 
 class NodeIndex:
@@ -62,10 +76,7 @@ class NodeIndex:
 
         Runtime complexity: O(k log k) for k entries, against k insertions for :meth:`add`.
         """
-        latest: dict[str, tuple[datetime, datetime]] = {}
-        for node_id, start, end in entries:
-            latest.pop(node_id, None)
-            latest[node_id] = (start, end)
+        latest = _last_of_each(entries)
         if not latest:
             return
         for node_id in latest:
@@ -151,10 +162,7 @@ class EventIndex:
 
         Runtime complexity: O(k log k) for k entries, against k insertions for :meth:`add`.
         """
-        latest: dict[str, tuple[datetime, str]] = {}
-        for event_id, timestamp, session_id in entries:
-            latest.pop(event_id, None)
-            latest[event_id] = (timestamp, session_id)
+        latest = _last_of_each(entries)
         if not latest:
             return
         for event_id in latest:
