@@ -8,7 +8,8 @@ conversation history mixes machines and a guessed zone silently misfiles a whole
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ __all__ = [
     "TocBullet",
     "TocLevel",
     "TocNode",
+    "time_order",
 ]
 
 
@@ -237,3 +239,11 @@ class Grip:
                 f"grip {self.grip_id}: event_id_end {value!r} sorts before "
                 f"event_id_start {self.event_id_start!r}"
             )
+
+
+time_order: Callable[[TocNode], tuple[datetime, str]] = operator.attrgetter("start_time", "node_id")
+"""The order of nodes in the tree: by start time, then by id. A parent lists its children in it,
+stores return children and levels in it, and scans walk it backwards (newest first).
+
+An attrgetter, not a function: it keys sorts on hot paths, where a Python call per node shows.
+"""

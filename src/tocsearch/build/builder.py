@@ -36,7 +36,7 @@ from tocsearch.build.summarizer import Summarizer
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode
+from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
 
@@ -329,7 +329,7 @@ class TocBuilder:
         for day, segments in sorted(run.segments_by_day.items()):
             if not segments:
                 continue
-            children = sorted(segments, key=lambda node: (node.start_time, node.node_id))
+            children = sorted(segments, key=time_order)
             days.append(
                 self._parent(day_id(day), TocLevel.DAY, children, run.digests_by_day.get(day, ""))
             )

@@ -11,7 +11,7 @@ import re
 from tocsearch.errors import StoreCorrupted
 from tocsearch.ids import parent_id, parse_node_id
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import TocNode, time_order
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["check_tree"]
@@ -105,7 +105,7 @@ def _check_children(node: TocNode, nodes: dict[str, TocNode]) -> None:
                 f"node {node.node_id!r} lists {child_id!r}, which is not its child"
             )
         children.append(child)
-    keys = [(child.start_time, child.node_id) for child in children]
+    keys = [time_order(child) for child in children]
     if keys != sorted(keys):
         raise StoreCorrupted(f"node {node.node_id!r} lists its children out of time order")
     first = min(child.start_time for child in children)

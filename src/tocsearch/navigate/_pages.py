@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import TocNode, time_order
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
@@ -32,10 +32,6 @@ _SHORTEST_WINDOW = timedelta(minutes=15)
 _FEW = 256
 _MANY = 4096
 _TICK = timedelta(microseconds=1)
-
-
-def _key(node: TocNode) -> tuple[datetime, str]:
-    return node.start_time, node.node_id
 
 
 def newest_first(
@@ -54,7 +50,9 @@ def newest_first(
         # One range never yields a node twice: each node comes from the window it starts in.
         return newest_in(storage, level, *spans[0])
     return _distinct(
-        heapq.merge(*(newest_in(storage, level, *span) for span in spans), key=_key, reverse=True)
+        heapq.merge(
+            *(newest_in(storage, level, *span) for span in spans), key=time_order, reverse=True
+        )
     )
 
 
@@ -77,7 +75,9 @@ def newest_in(
         # open-ended reads before and after the windows.
         years = storage.get_nodes_by_level(TocLevel.YEAR)
         if not years:
-            yield from sorted(storage.get_nodes_by_level(level, start, end), key=_key, reverse=True)
+            yield from sorted(
+                storage.get_nodes_by_level(level, start, end), key=time_order, reverse=True
+            )
             return
         high = end if end is not None else max(year.end_time for year in years)
         low = start if start is not None else min(year.start_time for year in years)
@@ -88,7 +88,7 @@ def newest_in(
             # Whatever starts at or after the newest year's end (in a well-formed tree, none).
             newer = storage.get_nodes_by_level(level, high, None)
             yield from sorted(
-                (node for node in newer if node.start_time >= high), key=_key, reverse=True
+                (node for node in newer if node.start_time >= high), key=time_order, reverse=True
             )
     else:
         low, high = start, end
@@ -119,4 +119,4 @@ def newest_in(
             for node in storage.get_nodes_by_level(level, low, low + _TICK)
             if node.start_time < low
         ]
-    yield from sorted(older, key=_key, reverse=True)
+    yield from sorted(older, key=time_order, reverse=True)

@@ -21,7 +21,7 @@ import attrs
 from tocsearch.digest import TermDigest
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._events import EventHit
 from tocsearch.navigate._folded import FoldedTexts
@@ -49,7 +49,6 @@ _LISTED_BULLETS_PER_SEGMENT = 2
 _MAX_GRIPS_FOR_SUMMARY = 5
 _FULL = 1.0 - 1e-9
 _DISPLAY_ORDER = (SearchField.BULLETS, SearchField.TITLE, SearchField.SUMMARY, SearchField.KEYWORDS)
-_by_time = operator.attrgetter("start_time", "node_id")
 _digest_of = operator.attrgetter("digest")
 # The levels below each level, for a membership test that needs no depth lookups.
 _DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
@@ -416,7 +415,7 @@ class Walk:
                     found.setdefault(child.node_id, child)
         kept = self.prune(found.values())
         self.last_pruned = (len(found) - len(kept), len(found))
-        return sorted(kept, key=lambda node: (node.start_time, node.node_id))
+        return sorted(kept, key=time_order)
 
     # -- term digests --------------------------------------------------------------------------
     def may_hold(self, node: TocNode) -> frozenset[str] | None:
@@ -654,7 +653,7 @@ class Walk:
         ]
         if not years or any(self.may_hold(year) is None for year in years):
             return None
-        years.sort(key=_by_time, reverse=True)
+        years.sort(key=time_order, reverse=True)
         return self._guided(years, ranges)
 
     def _guided(self, years: list[TocNode], ranges: Sequence[TimeRange]) -> Iterator[list[TocNode]]:
@@ -699,7 +698,7 @@ class Walk:
         if ascending:
             kept.reverse()
         else:
-            kept.sort(key=_by_time, reverse=True)
+            kept.sort(key=time_order, reverse=True)
         return kept
 
     def _descend(

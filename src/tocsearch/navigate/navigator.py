@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 from tocsearch.navigate._folded import DEFAULT_CAPACITY, FoldedTexts
 from tocsearch.navigate._leaf import finish, grep
@@ -290,7 +290,7 @@ class Navigator:
                     fallback = nodes
             for node in fallback:
                 chosen.setdefault(node.node_id, node)
-        return sorted(chosen.values(), key=lambda node: (node.start_time, node.node_id))
+        return sorted(chosen.values(), key=time_order)
 
     def _latest_day(self, now: datetime) -> TimeRange | None:
         """The day of the newest segment that started by ``now``."""

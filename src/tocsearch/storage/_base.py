@@ -8,7 +8,6 @@ only the records they return.
 from __future__ import annotations
 
 import abc
-import operator
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from types import TracebackType
@@ -23,16 +22,13 @@ from tocsearch.errors import (
     StoreCorrupted,
 )
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode
+from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._index import EventIndex, NodeIndex
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = ["IndexedStorage"]
-
-
-_by_time = operator.attrgetter("start_time", "node_id")
 
 
 class IndexedStorage(abc.ABC):
@@ -138,7 +134,7 @@ class IndexedStorage(abc.ABC):
         # find_node() for every child at once: one check that the store is open, one batch
         # read of the ids the index knows.
         children = self._read_children(list(dict.fromkeys(parent.child_node_ids)))
-        children.sort(key=_by_time)
+        children.sort(key=time_order)
         return children
 
     def _read_children(self, node_ids: list[str]) -> list[TocNode]:
@@ -165,7 +161,7 @@ class IndexedStorage(abc.ABC):
         # The index orders by (indexed start, id); only a backend that widens the indexed span
         # can disagree with the nodes' own start times.
         if type(self)._index_span is not IndexedStorage._index_span:
-            found.sort(key=lambda node: (node.start_time, node.node_id))
+            found.sort(key=time_order)
         return found
 
     def iter_node_ids(self) -> Iterator[str]:
