@@ -49,11 +49,6 @@ class IndexedStorage(abc.ABC):
     @abc.abstractmethod
     def _read_node(self, node_id: str) -> TocNode | None: ...
 
-    def _read_nodes(self, node_ids: list[str]) -> list[TocNode | None]:
-        """:meth:`_read_node` of each id, in order; backends may read them faster at once."""
-        read = self._read_node
-        return [read(node_id) for node_id in node_ids]
-
     @abc.abstractmethod
     def _write_nodes(self, nodes: list[TocNode]) -> None: ...
 
@@ -140,7 +135,7 @@ class IndexedStorage(abc.ABC):
     def _read_children(self, node_ids: list[str]) -> list[TocNode]:
         """The stored nodes among ``node_ids``, in order (ids not stored are left out)."""
         known = self._node_index.known(node_ids)
-        return [child for child in self._read_nodes(known) if child is not None]
+        return [child for child in map(self._read_node, known) if child is not None]
 
     def get_toc_root(self) -> list[TocNode]:
         return self.get_nodes_by_level(TocLevel.YEAR)
