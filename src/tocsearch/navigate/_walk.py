@@ -691,15 +691,21 @@ class Walk:
         ``ascending`` says ``nodes`` are already in time order (as a store returns children),
         so reversing them puts them newest first without sorting again."""
         kept = self.prune(nodes, need)
-        if need == len(self.terms) and nodes:
-            tally = self._scan_pruning.setdefault(_level_of(nodes), [0, 0])
-            tally[0] += len(nodes)
-            tally[1] += len(nodes) - len(kept)
+        if nodes:
+            self._tally(need, _level_of(nodes), len(nodes), len(nodes) - len(kept))
         if ascending:
             kept.reverse()
         else:
             kept.sort(key=time_order, reverse=True)
         return kept
+
+    def _tally(self, need: int, level: TocLevel, considered: int, skipped: int) -> None:
+        """Count the nodes of ``level`` a scan's first pass (every term needed) considered and
+        skipped, for the step's note; later passes reconsider the same nodes."""
+        if need == len(self.terms):
+            tally = self._scan_pruning.setdefault(level, [0, 0])
+            tally[0] += considered
+            tally[1] += skipped
 
     def _descend(
         self, nodes: list[TocNode], ranges: Sequence[TimeRange], need: int, read: set[str]
@@ -736,9 +742,7 @@ class Walk:
                 # Segments without digests (a day's, as the builder makes them): no digest can
                 # rule one out, so they are all read, newest first.
                 if children:
-                    if need == len(self.terms):
-                        tally = self._scan_pruning.setdefault(TocLevel.SEGMENT, [0, 0])
-                        tally[0] += len(children)
+                    self._tally(need, TocLevel.SEGMENT, len(children), 0)
                     yield children[::-1]
                 continue
             yield from self._descend(self._kept(children, need, ascending=True), ranges, need, read)
