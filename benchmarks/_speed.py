@@ -18,7 +18,7 @@ import attrs
 from benchmarks._lexical import Bm25sIndex, Fts5Index, bm25s_available
 from benchmarks._timing import Timing, resident_bytes, time_calls, timing_of
 from benchmarks.synth import SyntheticTree, Vocabulary, generate_events, generate_tree
-from tocsearch.build import TocBuilder
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate import Navigator

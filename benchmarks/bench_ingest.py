@@ -13,12 +13,13 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-# The synthetic coding sessions live with the builder tests, which use them too.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+# The synthetic coding sessions live with the test helpers, which the builder tests use too.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from build.synthetic import history
+from tests._support.synthetic import history
+
 from tocsearch import ids
-from tocsearch.build import TocBuilder
+from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 

@@ -9,7 +9,7 @@ Usage::
 Trees for search and navigation are generated directly (:func:`benchmarks.synth.generate_tree`:
 segments with bullets, keywords and grips, plus rollups; no events), because building 300,000
 segments through the builder would take far longer than the walk being measured. Ingest is
-measured separately, through :class:`tocsearch.build.TocBuilder`, on generated events.
+measured separately, through :class:`tocsearch.TocBuilder`, on generated events.
 
 Output is Markdown tables on stdout; the goals are printed beside the measurements and never
 asserted.

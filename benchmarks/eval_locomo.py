@@ -5,7 +5,7 @@ Usage::
     python benchmarks/eval_locomo.py --data PATH [--budget TOKENS] [--json] [--misses N]
 
 For each conversation in the file: import it with :func:`tocsearch.importers.load_locomo` into a
-fresh in-memory store, build the tree with :class:`tocsearch.build.TocBuilder`, then ask every
+fresh in-memory store, build the tree with :class:`tocsearch.TocBuilder`, then ask every
 question of categories 1-4 with ``now`` at the conversation's last turn. Methods, each filling the
 same token budgets with the same event texts:
 
@@ -81,9 +81,9 @@ from benchmarks._locomo_eval import (
     mean_by_category,
 )
 from benchmarks._navigation import NavigatorRetriever
-from tocsearch.build import TocBuilder
 from tocsearch.errors import TocsearchError
 from tocsearch.importers import load_locomo
+from tocsearch.ingest import TocBuilder
 from tocsearch.storage.memory import InMemoryStorage
 
 BUDGETS = (500, 1000, 2000)

@@ -11,8 +11,8 @@ Two products, from the same seed give the same output on every machine:
 - :func:`generate_tree`: a finished tree built directly, for search and navigation benchmarks
   at sizes where running the builder would take too long: segments with 5 bullets (one grip
   each) and 7 keywords (their rarest words), then day/week/month/year parents rolled up by the
-  library's own :class:`~tocsearch.build.ExtractiveSummarizer` and
-  :func:`tocsearch.build.rollup.parent_node`, as the builder makes them, with the term digests
+  library's own :class:`~tocsearch.ExtractiveSummarizer` and
+  :func:`tocsearch.ingest._rollup.parent_node`, as the builder makes them, with the term digests
   the builder would give them (:mod:`tocsearch.digest`). No events are stored in such a tree.
 """
 
@@ -26,12 +26,12 @@ from datetime import date, datetime, timedelta, timezone
 import attrs
 
 from tocsearch import ids
-from tocsearch.build import ExtractiveSummarizer
-from tocsearch.build._digests import day_digest, union_digest
-from tocsearch.build.rollup import child_summary, parent_node
 from tocsearch.errors import InvalidArgument
+from tocsearch.ingest._digests import day_digest, union_digest
+from tocsearch.ingest._rollup import child_summary, parent_node
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.summarize import ExtractiveSummarizer
 
 __all__ = [
     "PlantedTopic",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import bullets, events, grips, toc_nodes
+from tests.strategies import bullets, events, grips, toc_nodes
 from tocsearch import ids
 from tocsearch.converter import from_dict, from_json, to_dict, to_json
 from tocsearch.errors import InvalidArgument

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import suffixes, utc_datetimes
+from tests.strategies import suffixes, utc_datetimes
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.ids import NodeKey

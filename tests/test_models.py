@@ -9,7 +9,7 @@ import attrs
 import pytest
 from hypothesis import given
 
-from strategies import events, grips, toc_nodes
+from tests.strategies import events, grips, toc_nodes
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.levels import TocLevel

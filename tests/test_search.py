@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import sentences, suffixes, toc_nodes, words
+from tests.strategies import sentences, suffixes, toc_nodes, words
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument, NodeNotFound
 from tocsearch.levels import TocLevel

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import toc_nodes
+from tests.strategies import toc_nodes
 from tocsearch import ids
 from tocsearch.budget import response_tokens
 from tocsearch.errors import EventNotFound, GripNotFound, InvalidArgument, NodeNotFound

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from strategies import sentences
+from tests.strategies import sentences
 from tocsearch.text import MIN_TERM_LENGTH, TokenEstimator, estimate_tokens, normalize, query_terms
 
 

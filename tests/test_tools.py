@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tocsearch.build import TocBuilder
 from tocsearch.examples import EXAMPLE_END, load_example_events
+from tocsearch.ingest import TocBuilder
 from tocsearch.storage import InMemoryStorage
 from tocsearch.tools import AgentTools
 

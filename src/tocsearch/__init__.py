@@ -4,17 +4,6 @@ Events are organised into Year > Month > Week > Day > Segment nodes; every node 
 a summary, bullets and keywords, and each bullet points through grips at the raw events behind it.
 """
 
-from tocsearch.build import (
-    BuildConfig,
-    CallableSummarizer,
-    ExtractiveSummarizer,
-    IngestReport,
-    Summarizer,
-    Summary,
-    SummaryBullet,
-    TocBuilder,
-    check_tree,
-)
 from tocsearch.converter import from_dict, from_json, to_dict, to_json
 from tocsearch.errors import (
     EventNotFound,
@@ -32,6 +21,7 @@ from tocsearch.errors import (
     TocsearchError,
 )
 from tocsearch.importers import ImportProblem, ImportResult, load_events
+from tocsearch.ingest import BuildConfig, IngestReport, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
 from tocsearch.navigate import (
@@ -70,6 +60,13 @@ from tocsearch.service import (
     SearchNodeResponse,
 )
 from tocsearch.storage import InMemoryStorage, JsonDirStorage, ShelveStorage, Storage
+from tocsearch.summarize import (
+    CallableSummarizer,
+    ExtractiveSummarizer,
+    Summarizer,
+    Summary,
+    SummaryBullet,
+)
 from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
 from tocsearch.tools import AgentTools
 

@@ -18,11 +18,11 @@ from typing import Any, NoReturn, TextIO
 
 from tocsearch import _render
 from tocsearch._paths import default_store_path
-from tocsearch.build import TocBuilder
 from tocsearch.converter import _parse_datetime, to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.importers import FORMATS, load_events
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.navigate import Navigator

@@ -9,9 +9,9 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from tests.examples.generate_history import SOURCE, build_events, render
 
 import tocsearch.examples as examples_package
-from examples.generate_history import SOURCE, build_events, render
 from tocsearch.examples import (
     EXAMPLE_END,
     EXAMPLE_START,

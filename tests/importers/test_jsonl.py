@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.strategies import events
 
-from strategies import events
 from tocsearch.errors import ImportFailed
 from tocsearch.importers import event_to_json_line, load_jsonl
 from tocsearch.models import Event, EventRole, EventType

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.navtree import utc
 
-from navigate.navtree import utc
 from tocsearch import ids
-from tocsearch.build import TocBuilder
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, TocNode
 from tocsearch.navigate import EvidenceKind, Navigator

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._support.navtree import utc
+from tests.strategies import toc_nodes
 
-from navigate.navtree import utc
-from strategies import toc_nodes
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode

@@ -7,8 +7,8 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from tests._support.navtree import Seg, build_nodes, build_store, check_strict, topic_rollup, utc
 
-from navigate.navtree import Seg, build_nodes, build_store, check_strict, topic_rollup, utc
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import tocsearch
-from tocsearch.build import TocBuilder
 from tocsearch.converter import from_dict
 from tocsearch.examples import ExampleQuestion, load_example_questions
+from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
 from tocsearch.navigate import Navigator
 from tocsearch.storage import InMemoryStorage

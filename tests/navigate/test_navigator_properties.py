@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.navtree import Seg, build_store, topic_rollup, utc
 
-from navigate.navtree import Seg, build_store, topic_rollup, utc
 from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode

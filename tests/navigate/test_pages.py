@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.navtree import Seg, build_store, utc
 
-from navigate.navtree import Seg, build_store, utc
 from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._support.navtree import utc
 
-from navigate.navtree import utc
 from tocsearch.levels import TocLevel
 from tocsearch.storage._files_index import LazyEventIndex
 from tocsearch.storage._index import EventIndex, NodeIndex

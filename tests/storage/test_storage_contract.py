@@ -18,9 +18,9 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from tests._support.storage_helpers import BACKENDS, make_event, make_node, open_store
+from tests.strategies import events, grips, toc_nodes
 
-from storage.storage_helpers import BACKENDS, make_event, make_node, open_store
-from strategies import events, grips, toc_nodes
 from tocsearch import ids
 from tocsearch.errors import (
     EventNotFound,

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests._support.storage_helpers import FILE_BACKENDS, open_file_store
 
-from storage.storage_helpers import FILE_BACKENDS, open_file_store
-
-_WRITER = Path(__file__).with_name("crash_writer.py")
+_WRITER = Path(__file__).parents[1] / "_support" / "crash_writer.py"
 
 
 def _run_and_kill(backend: str, path: Path, lines_before_kill: int) -> list[str]:

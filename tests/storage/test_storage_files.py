@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._support.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
 
-from storage.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
 from tocsearch import ids
 from tocsearch.errors import (
     InvalidArgument,
@@ -110,14 +110,14 @@ def test_second_writer_in_another_process_is_refused(backend: str, tmp_path: Pat
     path = tmp_path / "store"
     script = (
         "import sys\n"
-        "from storage.storage_helpers import open_file_store\n"
+        "from tests._support.storage_helpers import open_file_store\n"
         "from tocsearch.errors import StoreLocked\n"
         "try:\n"
         f"    open_file_store({backend!r}, __import__('pathlib').Path({str(path)!r}))\n"
         "except StoreLocked as error:\n"
         "    print('locked:', error)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     with open_file_store(backend, path):
         done = subprocess.run(
             [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True

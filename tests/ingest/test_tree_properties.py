@@ -7,9 +7,9 @@ from typing import Any
 import attrs
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._support.ingest_strategies import SMALL_CONFIG, batchings, event_streams
 
-from build.strategies_build import SMALL_CONFIG, batchings, event_streams
-from tocsearch.build import TocBuilder, check_tree
+from tocsearch.ingest import TocBuilder, check_tree
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 

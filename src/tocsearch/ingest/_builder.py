@@ -20,24 +20,24 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
-from tocsearch.build._digests import DayDigests, Unions
-from tocsearch.build.config import BuildConfig
-from tocsearch.build.extractive import ExtractiveSummarizer
-from tocsearch.build.grips import segment_bullets
-from tocsearch.build.rollup import child_summary, parent_node, segment_node, with_version
-from tocsearch.build.segmenter import (
+from tocsearch.errors import InvalidArgument
+from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
+from tocsearch.ingest._config import BuildConfig
+from tocsearch.ingest._digests import DayDigests, Unions
+from tocsearch.ingest._grips import segment_bullets
+from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
+from tocsearch.ingest._segmenter import (
     SegmentPlan,
     counted_text,
     overlap_tail,
     plan_segments,
     split_events,
 )
-from tocsearch.build.summarizer import Summarizer
-from tocsearch.errors import InvalidArgument
-from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage.protocol import Storage
+from tocsearch.summarize._extractive import ExtractiveSummarizer
+from tocsearch.summarize._summarizer import Summarizer
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 __all__ = ["IngestReport", "TocBuilder"]

@@ -22,8 +22,8 @@ from datetime import date
 
 import attrs
 
-from tocsearch.build.config import BuildConfig
 from tocsearch.ids import segment_id
+from tocsearch.ingest._config import BuildConfig
 from tocsearch.models import Event, EventRole, EventType
 from tocsearch.text import TokenEstimator
 

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 
 import attrs
 
-from tocsearch.build import _terms
-from tocsearch.build.segmenter import SegmentPlan
-from tocsearch.build.summarizer import Summary, SummaryBullet
 from tocsearch.errors import InvalidArgument
+from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
+from tocsearch.summarize import _terms
+from tocsearch.summarize._summarizer import Summary, SummaryBullet
 
 __all__ = ["child_summary", "parent_node", "same_content", "segment_node", "with_version"]
 

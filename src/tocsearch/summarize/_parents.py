@@ -28,9 +28,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from tocsearch.build import _phrasing, _terms
-from tocsearch.build.summarizer import Summary, SummaryBullet
 from tocsearch.errors import InvalidArgument
+from tocsearch.summarize import _phrasing, _terms
+from tocsearch.summarize._summarizer import Summary, SummaryBullet
 
 __all__ = ["SUMMARY_CHARS", "summarize_children"]
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import strategies as st
 
 from tocsearch import ids
-from tocsearch.build import BuildConfig
+from tocsearch.ingest import BuildConfig
 from tocsearch.models import Event, EventRole, EventType
 
 STREAM_START = datetime(2026, 1, 28, 22, 0, tzinfo=timezone.utc)

@@ -120,7 +120,7 @@ class CallableSummarizer:
         if self.fallback is not None:
             return self.fallback
         # Imported here: the extractive summarizer builds on this module's records.
-        from tocsearch.build.extractive import ExtractiveSummarizer
+        from tocsearch.summarize._extractive import ExtractiveSummarizer
 
         return ExtractiveSummarizer()
 

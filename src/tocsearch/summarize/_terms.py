@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
-from tocsearch.build.stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
+from tocsearch.summarize._stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 
 __all__ = [
     "COMMON_WORDS",

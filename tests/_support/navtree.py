@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 import attrs
 
 from tocsearch import ids
-from tocsearch.build._digests import day_digest, union_digest
+from tocsearch.ingest._digests import day_digest, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
 from tocsearch.storage import InMemoryStorage

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from tocsearch.build import TocBuilder
 from tocsearch.examples import load_example_events
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.search import search_node

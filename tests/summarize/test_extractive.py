@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tocsearch import ids
-from tocsearch.build import CallableSummarizer, ExtractiveSummarizer, Summary, SummaryBullet
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event
+from tocsearch.summarize import CallableSummarizer, ExtractiveSummarizer, Summary, SummaryBullet
 
 T0 = datetime(2026, 1, 30, 14, 0, tzinfo=timezone.utc)
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from tocsearch.build import _terms
-from tocsearch.build.segmenter import SegmentPlan
-from tocsearch.build.summarizer import Summary
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import grip_id
+from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.models import Event, Grip, TocBullet
+from tocsearch.summarize import _terms
+from tocsearch.summarize._summarizer import Summary
 
 __all__ = ["excerpt_for", "make_grip_id", "segment_bullets"]
 

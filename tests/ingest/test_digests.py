@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import attrs
+from tests._support.synthetic import history
 
-from build.synthetic import history
 from tocsearch import ids
-from tocsearch.build import TocBuilder
-from tocsearch.build._digests import union_digest
 from tocsearch.digest import TermDigest
+from tocsearch.ingest import TocBuilder
+from tocsearch.ingest._digests import union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage

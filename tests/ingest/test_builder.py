@@ -7,21 +7,15 @@ from datetime import timedelta
 
 import attrs
 import pytest
+from tests._support.synthetic import history
 
-from build.synthetic import history
 from tocsearch import ids
-from tocsearch.build import (
-    CallableSummarizer,
-    IngestReport,
-    Summary,
-    SummaryBullet,
-    TocBuilder,
-    check_tree,
-)
 from tocsearch.errors import InvalidArgument
+from tocsearch.ingest import IngestReport, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
 from tocsearch.storage import InMemoryStorage
+from tocsearch.summarize import CallableSummarizer, Summary, SummaryBullet
 
 
 def late_event(after: Event, suffix: str, seconds: int = 1) -> Event:

@@ -2,7 +2,7 @@
 
 Not a test (no timing belongs in the suite): run it to print the table quoted in reports::
 
-    /work/venv/bin/python tests/navigate/walk_sizes.py
+    python benchmarks/walk_sizes.py
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from navigate.navtree import Seg, build_store, topic_rollup, utc
+from tests._support.navtree import Seg, build_store, topic_rollup, utc
+
 from tocsearch.navigate import Navigator
 
 TOPICS = ["review", "refactor", "deploy", "cache", "schema", "retry", "login", "docs", "bug"]

@@ -7,15 +7,15 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tocsearch import ids
-from tocsearch.build import BuildConfig
-from tocsearch.build.segmenter import (
+from tocsearch.errors import InvalidArgument
+from tocsearch.ingest import BuildConfig
+from tocsearch.ingest._segmenter import (
     counted_text,
     overlap_tail,
     plan_segments,
     segment_node_id,
     split_events,
 )
-from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, EventRole, EventType
 from tocsearch.text import estimate_tokens
 

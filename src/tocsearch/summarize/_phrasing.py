@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tocsearch.build import _terms
+from tocsearch.summarize import _terms
 
 __all__ = [
     "capitalise",

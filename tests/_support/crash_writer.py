@@ -16,8 +16,8 @@ from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from storage.storage_helpers import open_file_store
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests._support.storage_helpers import open_file_store
 
 _T0 = datetime(2026, 1, 30, 22, 0, tzinfo=timezone.utc)
 

@@ -14,7 +14,7 @@ questions and one-word replies. The title joins the best non-overlapping key phr
 top sentences into five to ten words.
 
 Parents (day, week, month, year) are summarized from their children by
-:mod:`tocsearch.build._parents`.
+:mod:`tocsearch.summarize._parents`.
 
 Runtime: linear in the text of a segment; parents are linear in their children's bullets.
 """
@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
-from tocsearch.build import _parents, _phrasing, _terms
-from tocsearch.build.summarizer import Summary, SummaryBullet
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, EventRole, EventType
+from tocsearch.summarize import _parents, _phrasing, _terms
+from tocsearch.summarize._summarizer import Summary, SummaryBullet
 
 __all__ = ["ExtractiveSummarizer"]
 

@@ -13,16 +13,16 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch import ids
-from tocsearch.build import (
+from tocsearch.models import Event
+from tocsearch.summarize import (
     ExtractiveSummarizer,
     Summary,
     SummaryBullet,
+    _extractive,
     _parents,
     _phrasing,
     _terms,
 )
-from tocsearch.build import extractive as _extractive
-from tocsearch.models import Event
 
 # The plain formulations the fast ones replace.
 PLAIN_SENTENCE_BREAK = re.compile(r"(?<!\.\.\.)(?<=[.!?…])\s+(?=[A-Z0-9\"'“‘(\[`])|\s*\n\s*")

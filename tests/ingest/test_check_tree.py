@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import attrs
 import pytest
+from tests._support.synthetic import history
 
-from build.synthetic import history
-from tocsearch.build import TocBuilder, check_tree
 from tocsearch.errors import StoreCorrupted
+from tocsearch.ingest import TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet
 from tocsearch.storage import InMemoryStorage

@@ -1,0 +1,1 @@
+"""The test suite, a package so helpers import as ``tests._support``, never as top-level names."""

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: synthetic histories, generated trees, store factories."""

@@ -1,1 +1,0 @@
-"""Tests of tocsearch.build: segmentation, summaries, grips, rollups and the builder."""

@@ -1,1 +1,0 @@
-"""Tests of tocsearch.navigate: time hints, the Navigator and its results."""
