@@ -22,16 +22,25 @@ from tocsearch.text import estimate_tokens
 T0 = datetime(2026, 1, 30, 10, 0, tzinfo=timezone.utc)
 
 
-def event(minutes: float, text: str = "hello there", *, role: str = "user", n: int = 0) -> Event:
+def event(
+    minutes: float,
+    text: str = "hello there",
+    *,
+    role: str = "user",
+    n: int = 0,
+    session: str = "s1",
+    project: str | None = None,
+) -> Event:
     when = T0 + timedelta(minutes=minutes)
     kind = EventType.TOOL_RESULT if role == "tool" else EventType.USER_MESSAGE
     return Event(
-        event_id=ids.event_id(when, f"e{n}-{int(minutes * 1000)}"),
-        session_id="s1",
+        event_id=ids.event_id(when, f"e{n}-{int(minutes * 1000)}-{session}"),
+        session_id=session,
         timestamp=when,
         role=EventRole(role),
         event_type=kind,
         text=text,
+        metadata={} if project is None else {"project": project},
     )
 
 
@@ -157,3 +166,43 @@ def test_bad_config_values_are_refused_by_name(field: str, value: object) -> Non
     """BuildConfig names the field and the value it refuses."""
     with pytest.raises(InvalidArgument, match=field):
         BuildConfig(**{field: value})  # type: ignore[arg-type]
+
+
+def test_two_sessions_close_in_time_get_segments_of_their_own() -> None:
+    """Two chats 17 minutes apart are two segments, not one."""
+    events = [event(0, session="deploy"), event(5, session="deploy"), event(22, session="pasta")]
+    groups = split_events(events, BuildConfig(), estimate_tokens)
+    assert [[e.session_id for e in group] for group in groups] == [["deploy", "deploy"], ["pasta"]]
+
+
+def test_interleaved_sessions_are_cut_independently() -> None:
+    """Turns of two sessions that alternate in time make one segment per session, in the
+    order of their first events, and a silence in one session does not cut the other."""
+    events = [event(i, session="ab"[i % 2], n=i) for i in range(6)]
+    groups = split_events(events, BuildConfig(), estimate_tokens)
+    assert [{e.session_id for e in group} for group in groups] == [{"a"}, {"b"}]
+    assert sizes(groups) == [3, 3]
+
+
+def test_the_same_session_in_two_projects_is_two_conversations() -> None:
+    """A segment never spans two projects, even under one session id."""
+    events = [event(0, project="web"), event(1, project="api", n=1)]
+    assert sizes(split_events(events, BuildConfig(), estimate_tokens)) == [1, 1]
+
+
+def test_overlap_comes_from_the_same_conversation_only() -> None:
+    """A segment's overlap is the tail of its own conversation's previous segment; a carried
+    tail of another conversation goes to nobody."""
+    config = BuildConfig()
+    events = [
+        event(0, session="a"),
+        event(1, session="b", n=1),
+        event(40, session="a", n=2),
+        event(41, session="b", n=3),
+    ]
+    plans = plan_segments(events, config, estimate_tokens, ("evt:x",), ("", "b"))
+    by_first = {plan.events[0].event_id: plan for plan in plans}
+    assert by_first[events[0].event_id].overlap_event_ids == ()
+    assert by_first[events[1].event_id].overlap_event_ids == ("evt:x",)
+    assert by_first[events[2].event_id].overlap_event_ids == (events[0].event_id,)
+    assert by_first[events[3].event_id].overlap_event_ids == (events[1].event_id,)

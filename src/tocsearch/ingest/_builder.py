@@ -29,6 +29,8 @@ from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, w
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
     counted_text,
+    conversation_key,
+    last_segment,
     overlap_tail,
     plan_segments,
     split_events,
@@ -241,11 +243,11 @@ class TocBuilder:
         }
         nodes: list[TocNode] = []
         if events:
-            tail = self._tail_before(events[0], run)
-            plans = plan_segments(events, self.config, self.estimator, tail)
+            tail, key = self._tail_before(events[0], run)
+            plans = plan_segments(events, self.config, self.estimator, tail, key)
             for plan in plans:
                 nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
-            run.last_segment[day] = plans[-1].events
+            run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
             run.digests_by_day[day] = self._day_digests.of(events, nodes)
         for dropped in stored.values():
             run.dropped_nodes.append(dropped.node_id)
@@ -285,11 +287,14 @@ class TocBuilder:
         for bullet in node.bullets:
             run.dropped_grips.update(dict.fromkeys(bullet.grip_ids))
 
-    def _tail_before(self, first: Event, run: _Run) -> tuple[str, ...]:
-        """The overlap for a day's first segment: the tail of the last segment before it."""
+    def _tail_before(
+        self, first: Event, run: _Run
+    ) -> tuple[tuple[str, ...], tuple[str, str] | None]:
+        """The overlap for a day's first segment: the tail of the segment that holds the last
+        event before it, with that segment's conversation."""
         before = self.storage.get_events_before(first.event_id, 1)
         if not before:
-            return ()
+            return (), None
         previous = before[0]
         day = previous.timestamp.date()
         segment = run.last_segment.get(day)
@@ -298,19 +303,29 @@ class TocBuilder:
         if segment is None:
             start = _midnight(day)
             events = self.storage.get_events(start, start + _DAY)
-            segment = tuple(split_events(events, self.config, self.estimator)[-1])
-        return overlap_tail(segment, self.config, self.estimator)
+            segment = tuple(last_segment(split_events(events, self.config, self.estimator)))
+        return overlap_tail(segment, self.config, self.estimator), conversation_key(segment[-1])
 
     def _stored_last_segment(self, day: date, last: Event) -> tuple[Event, ...] | None:
-        """The events of a day's stored last segment, if the stored tree agrees with the events
-        (the segment ends at the day's last event and owns exactly the events of its range)."""
+        """The events of the stored segment that ends at the day's last event, if the stored
+        tree agrees with the events (that segment owns exactly stored events of its range)."""
         day_node = self.storage.find_node(day_id(day))
-        if day_node is None or not day_node.child_node_ids:
+        if day_node is None:
             return None
-        segment = self.storage.find_node(day_node.child_node_ids[-1])
-        if segment is None or not segment.event_ids or segment.event_ids[-1] != last.event_id:
+        # The segment holding the last event is usually the day's last child; with interleaved
+        # conversations it can be an earlier one.
+        for child_id in reversed(day_node.child_node_ids):
+            segment = self.storage.find_node(child_id)
+            if segment is not None and segment.event_ids and segment.event_ids[-1] == last.event_id:
+                break
+        else:
             return None
-        events = self.storage.get_event_range(segment.event_ids[0], segment.event_ids[-1])
+        owned = set(segment.event_ids)
+        events = [
+            event
+            for event in self.storage.get_event_range(segment.event_ids[0], segment.event_ids[-1])
+            if event.event_id in owned
+        ]
         if tuple(event.event_id for event in events) != segment.event_ids:
             return None
         return tuple(events)

@@ -10,6 +10,7 @@ import re
 
 from tocsearch.errors import StoreCorrupted
 from tocsearch.ids import parent_id, parse_node_id
+from tocsearch.ingest._segmenter import conversation_key
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.storage.protocol import Storage
@@ -34,7 +35,8 @@ def check_tree(
     and span exactly their children's activity; titles and summaries are real text; every grip
     id of every bullet resolves, and belongs to a segment under that node; each stored event is
     owned by exactly one segment of its own day, and segments own ascending, stored events
-    with matching start and end times; overlap events precede the segment; grip excerpts are
+    with matching start and end times, all of one conversation (project and session); overlap
+    events precede the segment and belong to its conversation; grip excerpts are
     at most ``max_excerpt_chars`` long and their event ranges exist. Unless
     ``allow_unreferenced_grips``, every stored grip is held by a segment bullet.
 
@@ -142,9 +144,22 @@ def _check_segment(storage: Storage, node: TocNode, owner: dict[str, str]) -> No
     assert last is not None
     if node.start_time != first.timestamp or node.end_time != last.timestamp:
         raise StoreCorrupted(f"segment {node.node_id!r} times differ from its events' times")
+    conversation = conversation_key(first)
+    for event in events:
+        assert event is not None
+        if conversation_key(event) != conversation:
+            raise StoreCorrupted(
+                f"segment {node.node_id!r} mixes conversations {conversation!r} and "
+                f"{conversation_key(event)!r}"
+            )
     for event_id in node.overlap_event_ids:
-        if not storage.has_event(event_id):
+        overlap = storage.find_event(event_id)
+        if overlap is None:
             raise StoreCorrupted(f"segment {node.node_id!r} overlaps missing event {event_id!r}")
+        if conversation_key(overlap) != conversation:
+            raise StoreCorrupted(
+                f"segment {node.node_id!r} carries overlap {event_id!r} of another conversation"
+            )
         if event_id >= node.event_ids[0]:
             raise StoreCorrupted(
                 f"segment {node.node_id!r} carries overlap {event_id!r} that does not precede it"

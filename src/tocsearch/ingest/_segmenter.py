@@ -1,17 +1,19 @@
 """Cutting the global event stream into segments.
 
-Events are taken in event-id order, which is time order across every session: interleaved
-sessions share segments, and each segment's grips name the session of their own events. A new
-segment starts
+Events are taken in event-id order, which is time order across every session, and each
+conversation (its project and session, see :func:`conversation_key`) is cut on its own: a segment
+never holds two sessions or two projects, however their events interleave in time. Within a
+conversation a new segment starts
 
 * after a silence longer than ``segment_gap``,
 * before the event that would take the segment past ``max_segment_tokens``, and
 * at midnight UTC, so that every segment lies inside one day.
 
 Every break resets the state, so the segments of a day depend on that day's events only: a
-late event re-segments its own day and nothing else. The tail of the previous segment (the
-events within ``overlap_window`` of its last event, at most ``overlap_max_tokens``) is carried
-as overlap context; across midnight that tail comes from the previous day's last segment.
+late event re-segments its own day and nothing else. The tail of the conversation's previous
+segment (the events within ``overlap_window`` of its last event, at most ``overlap_max_tokens``)
+is carried as overlap context; across midnight that tail comes from the previous day's last
+segment, when that segment is of the same conversation.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from tocsearch.text import TokenEstimator
 
 __all__ = [
     "SegmentPlan",
+    "conversation_key",
     "counted_text",
     "event_tokens",
+    "last_segment",
     "overlap_tail",
     "plan_segments",
     "segment_node_id",
@@ -51,6 +55,12 @@ class SegmentPlan:
     def event_ids(self) -> tuple[str, ...]:
         """The owned event ids, in order."""
         return tuple(event.event_id for event in self.events)
+
+
+def conversation_key(event: Event) -> tuple[str, str]:
+    """The conversation an event belongs to: its project (``metadata["project"]``, empty when
+    the source has none) and its session. Segments never mix two keys."""
+    return event.metadata.get("project", ""), event.session_id
 
 
 def is_tool_result(event: Event) -> bool:
@@ -85,32 +95,41 @@ def segment_node_id(first: Event) -> str:
 def split_events(
     events: Sequence[Event], config: BuildConfig, estimator: TokenEstimator
 ) -> list[list[Event]]:
-    """The events (in id order) cut into segments by gap, token limit and midnight UTC.
+    """The events (in id order) cut into segments, each of one conversation, by gap, token limit
+    and midnight UTC; the segments come in the order of their first events.
 
-    Runtime complexity: O(n) estimator calls.
+    Runtime complexity: O(n) estimator calls, plus O(s log s) to order the s segments.
     """
+    # One open segment per conversation: interleaved sessions are cut independently.
+    open_segments: dict[tuple[str, str], tuple[list[Event], int]] = {}
     segments: list[list[Event]] = []
-    current: list[Event] = []
-    tokens = 0
     gap = config.segment_gap
     limit = config.max_segment_tokens
-    previous: Event | None = None
     for event in events:
         cost = event_tokens(event, config, estimator)
-        if previous is not None and (
-            event.timestamp - previous.timestamp > gap
-            or tokens + cost > limit
-            or event.timestamp.date() != previous.timestamp.date()
-        ):
-            segments.append(current)
-            current = []
-            tokens = 0
-        current.append(event)
-        tokens += cost
-        previous = event
-    if current:
-        segments.append(current)
+        key = conversation_key(event)
+        current = open_segments.get(key)
+        if current is not None:
+            segment, tokens = current
+            previous = segment[-1]
+            if (
+                event.timestamp - previous.timestamp > gap
+                or tokens + cost > limit
+                or event.timestamp.date() != previous.timestamp.date()
+            ):
+                current = None
+        if current is None:
+            segment, tokens = [], 0
+            segments.append(segment)
+        segment.append(event)
+        open_segments[key] = (segment, tokens + cost)
+    # Segments were opened in the order of their first events, which is id order.
     return segments
+
+
+def last_segment(segments: Sequence[Sequence[Event]]) -> Sequence[Event]:
+    """Of segments cut from one run of events, the one that holds the run's last event."""
+    return max(segments, key=lambda segment: segment[-1].event_id)
 
 
 def overlap_tail(
@@ -141,19 +160,27 @@ def plan_segments(
     config: BuildConfig,
     estimator: TokenEstimator,
     previous_tail: tuple[str, ...] = (),
+    previous_key: tuple[str, str] | None = None,
 ) -> list[SegmentPlan]:
     """The segments of a run of events in id order (usually one day's), with overlap.
 
     Args:
-        previous_tail: the overlap for the first segment, i.e. the tail of the segment just
-            before these events (see :func:`overlap_tail`).
+        previous_tail: the overlap carried into these events, i.e. the tail of the segment just
+            before them (see :func:`overlap_tail`).
+        previous_key: the conversation of that segment; its tail goes to the first segment of
+            the same conversation only.
     """
     plans: list[SegmentPlan] = []
-    tail = previous_tail
+    tails: dict[tuple[str, str], tuple[str, ...]] = {}
+    if previous_key is not None and previous_tail:
+        tails[previous_key] = previous_tail
     for owned in split_events(events, config, estimator):
         first = owned[0]
+        key = conversation_key(first)
         plans.append(
-            SegmentPlan(segment_node_id(first), first.timestamp.date(), tuple(owned), tail)
+            SegmentPlan(
+                segment_node_id(first), first.timestamp.date(), tuple(owned), tails.get(key, ())
+            )
         )
-        tail = overlap_tail(owned, config, estimator)
+        tails[key] = overlap_tail(owned, config, estimator)
     return plans
