@@ -28,8 +28,8 @@ from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
-    counted_text,
     conversation_key,
+    counted_text,
     last_segment,
     overlap_tail,
     plan_segments,
