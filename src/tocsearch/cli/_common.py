@@ -1,0 +1,143 @@
+"""What every command shares: argument types, the store and output options, opening the store,
+printing a result as text or JSON, and the error a command raises when it cannot go on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NoReturn, TextIO, TypeAlias
+
+import attrs
+
+from tocsearch._paths import default_store_path
+from tocsearch.converter import _parse_datetime
+from tocsearch.errors import InvalidArgument
+from tocsearch.storage.jsondir import JsonDirStorage
+from tocsearch.storage.protocol import Storage
+from tocsearch.storage.shelf import ShelveStorage
+
+__all__ = [
+    "BACKENDS",
+    "CommandError",
+    "Commands",
+    "Parser",
+    "Run",
+    "SharedOptions",
+    "emit",
+    "moment",
+    "non_negative",
+    "open_store",
+    "positive",
+    "shared_options",
+    "whole_number",
+]
+
+BACKENDS = ("jsondir", "shelve")
+
+Run = Callable[[argparse.Namespace, TextIO, TextIO], int]
+"""A command: parsed arguments, stdout, stderr -> exit status."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors exit with status 2 and one line on stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
+"""The sub-command table that each command module adds its parsers to."""
+
+
+@attrs.frozen
+class SharedOptions:
+    """Parent parsers that commands include: where the store is, and ``--json``."""
+
+    store: Parser
+    output: Parser
+
+
+def shared_options() -> SharedOptions:
+    """Fresh parent parsers for ``--store``/``--backend`` and ``--json``."""
+    store = Parser(add_help=False)
+    store.add_argument(
+        "--store",
+        type=Path,
+        help="store directory (default: $TOCSEARCH_HOME, else the user data directory)",
+    )
+    store.add_argument(
+        "--backend", choices=BACKENDS, default="jsondir", help="storage backend (default: jsondir)"
+    )
+    output = Parser(add_help=False)
+    output.add_argument("--json", action="store_true", help="print one JSON document")
+    return SharedOptions(store=store, output=output)
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type for whole numbers of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+positive = whole_number(1)
+non_negative = whole_number(0)
+
+
+def moment(text: str) -> datetime:
+    """An argparse type for an ISO 8601 moment."""
+    try:
+        return _parse_datetime(text, datetime)
+    except InvalidArgument as error:
+        raise argparse.ArgumentTypeError(
+            f"{error}; write e.g. 2026-03-20T18:00:00Z or 2026-03-20T18:00+01:00"
+        ) from None
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; exits with status 1."""
+
+
+@contextmanager
+def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
+    """The store named by ``--store``/``--backend``, open for the length of a command.
+
+    Raises:
+        CommandError: reading a store that does not exist.
+    """
+    path: Path = args.store if args.store is not None else default_store_path()
+    if not writing and not path.exists():
+        raise CommandError(
+            f"no store at {path}; run 'tocsearch ingest FILE' first or pass --store DIR"
+        )
+    storage: Storage
+    if args.backend == "shelve":
+        storage = ShelveStorage(path, readonly=not writing)
+    else:
+        storage = JsonDirStorage(path, readonly=not writing)
+    with storage:
+        yield storage
+
+
+def emit(args: argparse.Namespace, out: TextIO, data: Any, text: Callable[[], str]) -> None:
+    """Print ``data`` as one JSON document under ``--json``, else the text ``text()`` renders."""
+    if args.json:
+        json.dump(data, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    else:
+        rendered = text()
+        out.write(rendered if rendered.endswith("\n") else rendered + "\n")

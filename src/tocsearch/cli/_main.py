@@ -1,0 +1,65 @@
+"""The command table and ``main``: parse, dispatch, turn failures into one line and a status."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from typing import TextIO
+
+from tocsearch.cli import _ingest, _query, _tree
+from tocsearch.cli._common import CommandError, Parser, Run, shared_options
+from tocsearch.errors import TocsearchError
+
+__all__ = ["build_parser", "main"]
+
+# Each module adds its own commands, so a new command is a new module and one entry here.
+_COMMAND_MODULES = (_ingest, _query, _tree)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tocsearch`` parser with every command; each sets ``run`` to its handler."""
+    parser = Parser(
+        prog="tocsearch",
+        description="Find things in long conversation histories through a time table of contents.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+    shared = shared_options()
+    for module in _COMMAND_MODULES:
+        module.register(commands, shared)
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 failed, 2 usage)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        # argparse prints usage and help to the process streams; send them where main() was told.
+        with redirect_stdout(out), redirect_stderr(err):
+            args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code) if isinstance(stop.code, int) else 2
+    run: Run = args.run
+    try:
+        return run(args, out, err)
+    except (CommandError, TocsearchError) as error:
+        err.write(f"tocsearch: error: {error}\n")
+        return 1
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); silence the flush at exit and stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        err.write(f"tocsearch: error: {error.strerror or error}{where}\n")
+        return 1
+    except KeyboardInterrupt:
+        err.write("tocsearch: interrupted\n")
+        return 130

@@ -1,0 +1,126 @@
+"""``tocsearch search``, ``navigate`` and ``demo``: find things and answer questions."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from typing import TextIO
+
+from tocsearch import _render
+from tocsearch.cli._common import (
+    Commands,
+    SharedOptions,
+    emit,
+    moment,
+    open_store,
+    positive,
+)
+from tocsearch.converter import to_dict
+from tocsearch.examples import EXAMPLE_END, load_example_events
+from tocsearch.ingest import TocBuilder
+from tocsearch.levels import TocLevel
+from tocsearch.navigate import Navigator
+from tocsearch.search import SearchField
+from tocsearch.service import MemoryService, SearchChildrenRequest, SearchNodeRequest
+from tocsearch.storage import InMemoryStorage
+from tocsearch.storage.protocol import Storage
+
+__all__ = ["DEMO_QUESTION", "register"]
+
+DEMO_QUESTION = "what did we decide about JWT refresh tokens last week"
+
+
+def register(commands: Commands, shared: SharedOptions) -> None:
+    """Add the ``search``, ``navigate`` and ``demo`` commands."""
+    search = commands.add_parser(
+        "search", parents=[shared.store, shared.output], help="search the tree"
+    )
+    search.add_argument("--query", "-q", required=True)
+    where = search.add_mutually_exclusive_group()
+    where.add_argument("--level", type=TocLevel.parse, help="search every node of a level")
+    where.add_argument("--node", help="search inside one node")
+    where.add_argument("--parent", help="search the children of a node")
+    search.add_argument(
+        "--fields",
+        nargs="+",
+        type=SearchField.parse,
+        default=[],
+        metavar="FIELD",
+        help="title, summary, bullets and/or keywords (default: all)",
+    )
+    search.add_argument("--limit", type=positive, default=10)
+    search.add_argument("--budget", type=positive, help="token budget for the response")
+    search.set_defaults(run=_search)
+
+    navigate = commands.add_parser(
+        "navigate",
+        parents=[shared.store, shared.output],
+        help="answer a question with cited evidence",
+    )
+    navigate.add_argument("query", metavar="QUESTION")
+    _navigation_options(navigate)
+    navigate.set_defaults(run=_navigate)
+
+    demo = commands.add_parser(
+        "demo", parents=[shared.output], help="navigate the bundled example history in memory"
+    )
+    demo.add_argument("query", nargs="?", default=DEMO_QUESTION, metavar="QUESTION")
+    _navigation_options(demo)
+    demo.set_defaults(run=_demo)
+
+
+def _navigation_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--verbose", "-v", action="store_true", help="show the search path")
+    parser.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
+    parser.add_argument("--budget", type=positive, default=2000, help="token budget")
+
+
+def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        service = MemoryService(storage)
+        if args.node:
+            node_response = service.search_node(
+                SearchNodeRequest(
+                    args.node, args.query, tuple(args.fields), args.limit, args.budget
+                )
+            )
+            emit(args, out, to_dict(node_response), lambda: _render.node_matches(node_response))
+            return 0
+        request = SearchChildrenRequest(
+            query=args.query,
+            parent_id=args.parent or "",
+            child_level=args.level or TocLevel.SEGMENT,
+            fields=tuple(args.fields),
+            limit=args.limit,
+            token_budget=args.budget,
+        )
+        response = service.search_children(request)
+        emit(args, out, to_dict(response), lambda: _render.search_results(response))
+    return 0
+
+
+def _run_navigation(
+    args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime | None
+) -> int:
+    navigator = Navigator(storage, now=now, token_budget=args.budget)
+    result = navigator.navigate(args.query)
+    emit(args, out, result.to_dict(), lambda: _render.navigation(result, verbose=args.verbose))
+    return 0
+
+
+def _navigate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        return _run_navigation(args, out, storage, args.now)
+
+
+def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with InMemoryStorage() as storage:
+        TocBuilder(storage).ingest(load_example_events())
+        now = args.now or EXAMPLE_END
+        if not args.json:
+            out.write(
+                f"Bundled example history: {storage.count_events()} events, "
+                f"{len(storage.get_nodes_by_level(TocLevel.SEGMENT))} segments; "
+                f"reading time hints as of {now:%Y-%m-%d %H:%M} UTC.\n\n"
+            )
+        return _run_navigation(args, out, storage, now)

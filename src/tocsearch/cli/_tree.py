@@ -1,0 +1,85 @@
+"""``tocsearch root``, ``browse``, ``show`` and ``expand``: walk the tree and read raw events."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from tocsearch import _render
+from tocsearch.cli._common import (
+    Commands,
+    SharedOptions,
+    emit,
+    non_negative,
+    open_store,
+    positive,
+)
+from tocsearch.converter import to_dict
+from tocsearch.service import (
+    BrowseTocRequest,
+    ExpandEventRequest,
+    ExpandGripRequest,
+    MemoryService,
+)
+
+__all__ = ["register"]
+
+
+def register(commands: Commands, shared: SharedOptions) -> None:
+    """Add the ``expand``, ``show``, ``root`` and ``browse`` commands."""
+    parents = [shared.store, shared.output]
+    expand = commands.add_parser(
+        "expand", parents=parents, help="show the events behind a grip or an event id"
+    )
+    expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
+    expand.add_argument("--before", type=non_negative, default=3)
+    expand.add_argument("--after", type=non_negative, default=3)
+    expand.set_defaults(run=_expand)
+
+    show = commands.add_parser("show", parents=parents, help="show one node")
+    show.add_argument("node_id", metavar="NODE_ID")
+    show.set_defaults(run=_show)
+
+    root = commands.add_parser("root", parents=parents, help="list the years")
+    root.set_defaults(run=_root)
+
+    browse = commands.add_parser("browse", parents=parents, help="list a node's children")
+    browse.add_argument("node_id", metavar="NODE_ID")
+    browse.add_argument("--limit", type=positive, default=50)
+    browse.add_argument("--token", help="continuation token from the previous page")
+    browse.set_defaults(run=_browse)
+
+
+def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        service = MemoryService(storage)
+        if args.target.startswith("evt:"):
+            around = service.expand_event(ExpandEventRequest(args.target, args.before, args.after))
+            emit(args, out, to_dict(around), lambda: _render.event_context(around))
+            return 0
+        response = service.expand_grip(ExpandGripRequest(args.target, args.before, args.after))
+        emit(args, out, to_dict(response), lambda: _render.expansion(response))
+    return 0
+
+
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        node = MemoryService(storage).get_node(args.node_id)
+        emit(args, out, to_dict(node), lambda: _render.node(node))
+    return 0
+
+
+def _root(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        years = MemoryService(storage).get_toc_root()
+        emit(args, out, [to_dict(year) for year in years], lambda: _render.node_list(years))
+    return 0
+
+
+def _browse(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with open_store(args, writing=False) as storage:
+        page = MemoryService(storage).browse_toc(
+            BrowseTocRequest(args.node_id, args.limit, args.token)
+        )
+        emit(args, out, to_dict(page), lambda: _render.browse_page(page))
+    return 0
