@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._weights import TermMatcher
 
 EPOCH_2020 = datetime(2020, 1, 1, tzinfo=timezone.utc)
 
@@ -43,6 +45,16 @@ words = st.sampled_from(
     ]
 )
 sentences = st.lists(words, min_size=1, max_size=8).map(" ".join)
+# Words that share stems and prefixes, with case and non-ASCII folds and separators inside a
+# word, mixed with arbitrary text: where term matching and term digests could disagree.
+TRICKY_WORDS = ["Token", "tokens", "tokenizer", "JWT", "Straße", "strasse", "İstanbul", "node.js"]
+tricky_texts = st.lists(
+    st.one_of(st.sampled_from(TRICKY_WORDS), st.text(max_size=12)), max_size=8
+).map(" ".join)
+topic_matchers = st.lists(
+    st.one_of(st.sampled_from(TRICKY_WORDS), st.text(min_size=1, max_size=8)), max_size=4
+).map(lambda words: TermMatcher(topic_terms(" ".join(words))))
+"""The navigator's matcher for a topic of up to four tricky or arbitrary words."""
 suffixes = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
     min_size=1,
@@ -139,4 +151,20 @@ def grips(draw: st.DrawFn) -> Grip:
         timestamp=first,
         source=draw(st.sampled_from(["s1", "s2"])),
         toc_node_id=draw(st.none() | st.just("toc:segment:2026-01-30:x")),
+    )
+
+
+@st.composite
+def tricky_segments(draw: st.DrawFn, day: date = date(2026, 1, 5)) -> TocNode:
+    """Segments of ``day`` whose every searchable text is drawn from :data:`tricky_texts`."""
+    start = datetime(day.year, day.month, day.day, 12, tzinfo=timezone.utc)
+    return TocNode(
+        node_id=ids.segment_id(day, draw(suffixes)),
+        level=TocLevel.SEGMENT,
+        title=draw(tricky_texts),
+        start_time=start,
+        end_time=start,
+        bullets=tuple(TocBullet(text) for text in draw(st.lists(tricky_texts, max_size=4))),
+        keywords=tuple(draw(st.lists(tricky_texts, max_size=4))),
+        summary=draw(st.none() | tricky_texts),
     )

@@ -169,3 +169,12 @@ def test_probes_answer_as_may_contain_does(values: list[str], term: str) -> None
     digest = TermDigest.from_texts(values)
     for candidate in (term, *(word for value in values for word in value.split())):
         assert digest.holds(TermDigest.probes(candidate)) == digest.may_contain(candidate)
+
+
+def test_a_term_that_folds_into_two_words_is_never_ruled_out() -> None:
+    """ "İstanbul" folds to "i" + combining dot + "stanbul": the navigator still matches the
+    folded term there, so the digest must not rule it out."""
+    digest = TermDigest.from_texts(["flights to İstanbul"])
+    assert digest.may_contain("İstanbul")
+    assert digest.holds(TermDigest.probes("istanbul".replace("i", "i\u0307", 1)))
+    assert not digest.may_contain("ankara")

@@ -98,6 +98,22 @@ def _word_keys(word: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
+def _lookup_key(term: str) -> str | None:
+    """The key ``term`` is looked up by, or None when no key could rule it out.
+
+    A key must lie inside one word of the folded text, so it stops before the first character
+    no word holds: folding can make one ("İ" folds to "i" and a combining dot, which splits
+    "İstanbul" into the words "i" and "stanbul"), and it ends on a word character, as words do.
+    """
+    key = term.casefold()[:KEY_MAX]
+    for index, character in enumerate(key):
+        if character not in _SEPARATORS and not _WORD.match(character):
+            key = key[:index]
+            break
+    key = key.rstrip("".join(_SEPARATORS))
+    return key if len(key) >= KEY_MIN and not key.startswith(tuple(_SEPARATORS)) else None
+
+
 @functools.lru_cache(maxsize=_CACHED_WORDS)
 def _word_positions(word: str) -> frozenset[int]:
     return frozenset(position for key in _word_keys(word) for position in _positions(key))
@@ -164,9 +180,10 @@ class TermDigest:
     def may_contain(self, term: str) -> bool:
         """Whether a text summarised here may hold a word that ``term`` starts (False is
         certain; True may be a false positive). Terms shorter than :data:`KEY_MIN` characters
-        are never ruled out."""
-        key = term.casefold()[:KEY_MAX]
-        if len(key) < KEY_MIN:
+        are never ruled out, nor those whose folded form breaks off sooner than that (see
+        :func:`_lookup_key`)."""
+        key = _lookup_key(term)
+        if key is None:
             return True
         bitmap = self._bitmap
         return all(bitmap[at >> 3] >> (at & 7) & 1 for at in _positions(key))
@@ -175,10 +192,8 @@ class TermDigest:
     def probes(term: str) -> tuple[int, ...] | None:
         """The bit positions :meth:`may_contain` tests for ``term``, or None for a term too
         short to be ruled out; work them out once to test many digests with :meth:`holds`."""
-        key = term.casefold()[:KEY_MAX]
-        if len(key) < KEY_MIN:
-            return None
-        return _positions(key)
+        key = _lookup_key(term)
+        return None if key is None else _positions(key)
 
     def holds(self, probes: tuple[int, ...] | None) -> bool:
         """:meth:`may_contain` for the term whose :meth:`probes` these are.

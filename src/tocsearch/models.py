@@ -209,6 +209,16 @@ class TocNode:
     digest: str = attrs.field(default="", validator=_text)
 
     @property
+    def searchable_texts(self) -> tuple[str, ...]:
+        """The texts a search reads in this node: title, summary ("" when there is none), each
+        bullet, each keyword.
+
+        Term digests are built from these texts and the navigator matches terms in them, so
+        a digest rules out only what the navigator could not find here.
+        """
+        return (self.title, self.summary or "", *(b.text for b in self.bullets), *self.keywords)
+
+    @property
     def summary_text(self) -> str:
         """The summary, or the bullets joined by spaces when there is none."""
         if self.summary:

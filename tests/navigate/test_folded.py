@@ -9,23 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.navtree import utc
-from tests.strategies import toc_nodes
+from tests.strategies import toc_nodes, topic_matchers, tricky_segments, tricky_texts
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
 from tocsearch.navigate._folded import FoldedTexts, searchable_text
-from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._weights import TermMatcher
-
-# Words that share stems and prefixes, with case and non-ASCII folds, so matches are common.
-VOCABULARY = ["Token", "tokens", "tokenizer", "JWT", "Straße", "strasse", "İstanbul", "node.js"]
-texts = st.lists(st.one_of(st.sampled_from(VOCABULARY), st.text(max_size=12)), max_size=8).map(
-    " ".join
-)
-matchers = st.lists(
-    st.one_of(st.sampled_from(VOCABULARY), st.text(min_size=1, max_size=8)), max_size=4
-).map(lambda words: TermMatcher(topic_terms(" ".join(words))))
 
 
 def _fields(node: TocNode) -> list[str]:
@@ -37,30 +27,14 @@ def _fields(node: TocNode) -> list[str]:
     ]
 
 
-@st.composite
-def worded_nodes(draw: st.DrawFn) -> TocNode:
-    """Nodes whose fields are drawn from the shared vocabulary, so that terms do occur."""
-    start = utc(2026, 1, 5)
-    return TocNode(
-        node_id="toc:segment:2026-01-05:w",
-        level=TocLevel.SEGMENT,
-        title=draw(texts),
-        start_time=start,
-        end_time=start,
-        bullets=tuple(TocBullet(text) for text in draw(st.lists(texts, max_size=4))),
-        keywords=tuple(draw(st.lists(texts, max_size=4))),
-        summary=draw(st.none() | texts),
-    )
-
-
-@given(node=st.one_of(toc_nodes(), worded_nodes()), matcher=matchers)
+@given(node=st.one_of(toc_nodes(), tricky_segments()), matcher=topic_matchers)
 def test_folded_text_holds_the_terms_of_its_fields(node: TocNode, matcher: TermMatcher) -> None:
     """The terms found in a node's folded text are the union of those in each field."""
     expected: frozenset[str] = frozenset().union(*(matcher.present(t) for t in _fields(node)))
     assert matcher.present_folded(searchable_text(node)) == expected
 
 
-@given(many=st.lists(texts, max_size=12), matcher=matchers)
+@given(many=st.lists(tricky_texts, max_size=12), matcher=topic_matchers)
 def test_texts_searched_together_match_each_searched_alone(
     many: list[str], matcher: TermMatcher
 ) -> None:

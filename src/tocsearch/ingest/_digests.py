@@ -16,24 +16,16 @@ from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, TocNode
 
-__all__ = ["DayDigests", "Unions", "day_digest", "node_texts", "union_digest"]
+__all__ = ["DayDigests", "Unions", "day_digest", "union_digest"]
 
 _CACHED_DAYS = 4096
-
-
-def node_texts(node: TocNode) -> list[str]:
-    """The searchable texts of a node: title, summary, bullets and keywords."""
-    texts = [node.title, node.summary or ""]
-    texts.extend(bullet.text for bullet in node.bullets)
-    texts.extend(node.keywords)
-    return texts
 
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
     """The digest text of a day with ``events`` and ``segments``."""
     texts = [event.text for event in events]
     for segment in segments:
-        texts.extend(node_texts(segment))
+        texts.extend(segment.searchable_texts)
     return TermDigest.from_texts(texts).to_text()
 
 
@@ -50,7 +42,7 @@ class DayDigests:
         """:func:`day_digest` of ``events`` and ``segments``."""
         key = (
             tuple(event.event_id for event in events),
-            tuple((node.title, node.summary, node.bullets, node.keywords) for node in segments),
+            tuple(node.searchable_texts for node in segments),
         )
         found = self._entries.get(key)
         if found is not None:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from tocsearch.models import Event, TocNode
+from tocsearch.navigate._folded import searchable_text
 from tocsearch.navigate._weights import TermMatcher, TermWeights
 from tocsearch.storage.protocol import Storage
 
@@ -96,17 +97,14 @@ def segment_events(storage: Storage, segment: TocNode) -> list[Event]:
     return [event for event in events if event.event_id in wanted]
 
 
-def _segment_text(segment: TocNode) -> str:
-    bullets = " ".join(bullet.text for bullet in segment.bullets)
-    return " ".join((segment.title, segment.summary or "", bullets, " ".join(segment.keywords)))
-
-
 def segment_priors(
     segments: Sequence[TocNode], matcher: TermMatcher, terms: Sequence[str]
 ) -> dict[str, float]:
     """Each segment's weighted share of the terms in its title, summary, bullets and keywords,
     with terms weighed among these segments."""
-    present = {segment.node_id: matcher.present(_segment_text(segment)) for segment in segments}
+    present = {
+        segment.node_id: matcher.present_folded(searchable_text(segment)) for segment in segments
+    }
     weights = TermWeights(terms, present.values())
     return {node_id: weights.share(held) for node_id, held in present.items()}
 

@@ -23,11 +23,9 @@ bullets and seven keywords, a few percent of what the nodes themselves take in m
 
 
 def searchable_text(node: TocNode) -> str:
-    """A node's title, summary, bullets and keywords, case-folded, one per line."""
-    parts = [node.title, node.summary or ""]
-    parts.extend(bullet.text for bullet in node.bullets)
-    parts.extend(node.keywords)
-    return "\n".join(parts).casefold()
+    """A node's :attr:`~tocsearch.models.TocNode.searchable_texts`, case-folded, one per
+    line."""
+    return "\n".join(node.searchable_texts).casefold()
 
 
 class FoldedTexts:
