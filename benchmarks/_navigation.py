@@ -20,7 +20,11 @@ class NavigatorRetriever:
     """Runs :class:`tocsearch.navigate.Navigator` with ``now`` fixed (the end of the
     conversation) and returns one item per evidence item, in the navigator's order, holding the
     events the item cites (:attr:`~tocsearch.navigate.Evidence.event_ids`: the event itself for
-    an event item, the events of its grips' ranges for a statement) in event order."""
+    an event item, the events of its grips' ranges for a statement) in event order.
+
+    After each question, :attr:`output_tokens` holds the size of what a caller of the navigator
+    receives: its result as Markdown (``to_markdown()``), counted by the navigator's estimator.
+    """
 
     name = "navigator"
 
@@ -30,6 +34,7 @@ class NavigatorRetriever:
             storage, now=now, token_budget=token_budget, max_evidence=MAX_EVIDENCE
         )
         self._turns: dict[str, Turn | None] = {}
+        self.output_tokens: int | None = None
 
     def _turn(self, event_id: str) -> Turn | None:
         if event_id not in self._turns:
@@ -40,6 +45,7 @@ class NavigatorRetriever:
     def retrieve(self, question: str) -> list[RankedItem]:
         """The navigator's evidence, best first, as runs of turns."""
         result = self._navigator.navigate(question)
+        self.output_tokens = self._navigator.estimator(result.to_markdown())
         items: list[RankedItem] = []
         for evidence in result.evidence:
             turns = tuple(

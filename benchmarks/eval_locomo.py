@@ -1,26 +1,33 @@
-"""Evidence recall on LoCoMo-format conversations: the navigator against two baselines.
+"""Evidence recall on LoCoMo-format conversations: the navigator beside the baselines, each
+method at the budget it is scored at.
 
 Usage::
 
-    python benchmarks/eval_locomo.py --data PATH [--budget TOKENS] [--json] [--misses N]
+    python benchmarks/eval_locomo.py --data PATH [--budget TOKENS] [--methods a,b] [--json]
+        [--misses N] [--list-methods]
 
 For each conversation in the file: import it with :func:`tocsearch.importers.load_locomo` into a
 fresh in-memory store, build the tree with :class:`tocsearch.TocBuilder`, then ask every
-question of categories 1-4 with ``now`` at the conversation's last turn. Methods, each filling the
-same token budgets with the same event texts:
+question of categories 1-4 with ``now`` at the conversation's last turn. The methods are those
+of :mod:`benchmarks._methods` (``--list-methods``), all by default:
 
-- ``navigator``: :class:`tocsearch.navigate.Navigator`; an evidence item returns the events of its
-  grips' ranges.
-- ``flat-scan``: every segment ranked with the navigator's term-overlap scorer; a hit returns all
-  of its segment's events.
+- ``navigator``: :class:`tocsearch.navigate.Navigator` run once per column with
+  ``token_budget`` = that column's budget; an evidence item returns the events it cites.
 - ``bm25-turns``: SQLite FTS5 over single turns (``tokenize='porter unicode61'``, terms OR-ed,
   ``bm25()`` ranking).
+- ``flat-scan``: every segment ranked with the navigator's term-overlap scorer; a hit returns all
+  of its segment's events.
+- ``navigator-4x-cut``: the navigator at 4 x the largest budget, its output cut to each column
+  (the generous mode earlier results used, kept as a named extra column).
 
 Recall at budget B is the share of a question's gold turns among the returned turns that fit in
 B tokens (``tocsearch.text.estimate_tokens`` per turn text, in rank order, stopping at the first
-turn that does not fit), averaged over questions. recall@k is the share of gold turns inside the
-first k returned items, whatever their size (a navigator item is a grip range, a flat-scan item
-a whole segment, a BM25 item one turn), so only recall at a budget compares methods fairly.
+turn that does not fit), averaged over questions; "tokens" is the median count of those kept
+tokens, that is what the method returned within B. For the navigator the report also gives the
+size of its rendered answer (``to_markdown()``) and how many answers exceeded B. recall@k is
+the share of gold turns inside the first k returned items, whatever their size (a navigator item
+is an event or a grip range, a flat-scan item a whole segment, a BM25 item one turn), so only
+recall at a budget compares methods fairly.
 
 ``--json`` prints one object::
 
@@ -40,12 +47,15 @@ a whole segment, a BM25 item one turn), so only recall at a budget compares meth
                                                    # what a grip-range method can recall at most
       "methods": {
         "<method>": {
+          "description": str, "budgeted": bool,
           "all" | "1" | "2" | "3" | "4": {
             "questions": int,
             "recall_at_budget": {"<B>": float, ...},
-            "recall_at_k": {"5": float, "10": float},
-            "tokens": {"median": float, "p99": float},        # filled at the default budget
-            "latency_ms": {"median": float, "p99": float}     # retrieval only, per question
+            "recall_at_k": {"5": float, "10": float},       # at the default budget
+            "tokens_median": {"<B>": float, ...},           # returned turns kept within B
+            "output_tokens": {"<B>": {"median": float, "max": int, "over_budget": int}},
+                                                            # rendered answers; {} if none
+            "latency_ms": {"median": float, "p99": float}   # per question, default budget
           }
         }
       }
@@ -67,20 +77,18 @@ if __package__ in (None, ""):
     # Run as a script: make the repository root importable so `benchmarks` resolves.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._baselines import FlatSegmentScan, TurnBm25
 from benchmarks._evidence import CATEGORY_NAMES, load_questions
 from benchmarks._locomo_eval import (
     Conversation,
     EvaluationReport,
+    Method,
     QuestionResult,
-    Retriever,
-    RetrieverFactory,
     Skips,
     evaluate_conversation,
     grip_ceiling,
     mean_by_category,
 )
-from benchmarks._navigation import NavigatorRetriever
+from benchmarks._methods import METHODS, select
 from tocsearch.errors import TocsearchError
 from tocsearch.importers import load_locomo
 from tocsearch.ingest import TocBuilder
@@ -101,31 +109,15 @@ def build_conversation(path: Path, sample_id: str) -> Conversation:
     return Conversation(sample_id, storage, events, now, seconds)
 
 
-def default_factories(navigator_budget: int) -> list[RetrieverFactory]:
-    """The navigator and both baselines."""
-
-    def navigator(conversation: Conversation) -> Retriever:
-        return NavigatorRetriever(
-            conversation.storage, now=conversation.now, token_budget=navigator_budget
-        )
-
-    def flat(conversation: Conversation) -> Retriever:
-        return FlatSegmentScan(conversation.storage)
-
-    def bm25(conversation: Conversation) -> Retriever:
-        return TurnBm25(conversation.events)
-
-    return [navigator, flat, bm25]
-
-
 def evaluate_file(
     path: Path,
-    factories: Sequence[RetrieverFactory],
+    methods: Sequence[Method],
     *,
     budgets: Sequence[int] = BUDGETS,
     default_budget: int = 1000,
 ) -> EvaluationReport:
-    """Evaluate every conversation of a LoCoMo-format file with each method.
+    """Evaluate every conversation of a LoCoMo-format file with each method, each at the
+    budgets it is scored at.
 
     Raises:
         ImportFailed: the file cannot be read as LoCoMo.
@@ -144,7 +136,7 @@ def evaluate_file(
         found, skipped = evaluate_conversation(
             conversation,
             sample_questions,
-            factories,
+            methods,
             budgets=all_budgets,
             default_budget=default_budget,
         )
@@ -161,11 +153,47 @@ def evaluate_file(
         skips=skips,
         results=tuple(results),
         grip_ceiling=mean_by_category(ceiling),
+        methods=tuple(methods),
     )
 
 
+def render_overview(report: EvaluationReport, *, baseline: str = "bm25-turns") -> str:
+    """One Markdown table over all questions: per method, recall and median tokens returned at
+    each budget, and recall as a ratio to ``baseline`` (when it ran)."""
+    summaries = report.summaries()
+    base = summaries.get(baseline, {}).get("all")
+    heads = " | ".join(f"R@{b}" for b in report.budgets)
+    tokens = " | ".join(f"tok@{b}" for b in report.budgets)
+    ratios = " | ".join(f"R@{b} / {baseline}" for b in report.budgets) if base else ""
+    columns = 1 + 2 * len(report.budgets) + (len(report.budgets) if base else 0) + 1
+    lines = [
+        f"| method | {heads} | {tokens} |{f' {ratios} |' if base else ''} ms median |",
+        "|---|" + "---:|" * (columns - 1),
+    ]
+    for method, per in summaries.items():
+        summary = per["all"]
+        cells = " | ".join(f"{summary.recall_at_budget[b]:.3f}" for b in report.budgets)
+        kept = " | ".join(f"{summary.tokens_median[b]:,.0f}" for b in report.budgets)
+        ratio = ""
+        if base is not None:
+            ratio = (
+                " "
+                + " | ".join(
+                    _ratio(summary.recall_at_budget[b], base.recall_at_budget[b])
+                    for b in report.budgets
+                )
+                + " |"
+            )
+        lines.append(f"| {method} | {cells} | {kept} |{ratio} {summary.latency_ms_median:,.2f} |")
+    return "\n".join(lines)
+
+
+def _ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base else "-"
+
+
 def render_text(report: EvaluationReport) -> str:
-    """The report as aligned tables, one per method."""
+    """The report as an overview, then aligned tables, one per method."""
     lines = [
         f"data: {report.data}",
         f"conversations: {report.conversations}, events: {report.events}, "
@@ -174,23 +202,40 @@ def render_text(report: EvaluationReport) -> str:
         "gold turns inside any grip (the ceiling for grip-range methods): "
         + ", ".join(f"{k}={v:.3f}" for k, v in report.grip_ceiling.items()),
         "",
+        render_overview(report),
+        "",
     ]
     budget_heads = "".join(f"  R@{b}tok" for b in report.budgets)
+    token_heads = "".join(f"  tok@{b}" for b in report.budgets)
+    descriptions = {method.name: method.description for method in report.methods}
     for method, per in report.summaries().items():
         lines.append(f"## {method}")
+        if method in descriptions:
+            lines.append(descriptions[method])
         lines.append(
-            f"{'category':<16}{'n':>5}{budget_heads}    R@5   R@10  tok_med  ms_med  ms_p99"
+            f"{'category':<16}{'n':>5}{budget_heads}    R@5   R@10{token_heads}  ms_med  ms_p99"
         )
         for key, summary in per.items():
             label = "all" if key == "all" else f"{key} {CATEGORY_NAMES[int(key)]}"
             cells = "".join(
                 f"{summary.recall_at_budget[b]:>{len(f'  R@{b}tok')}.3f}" for b in report.budgets
             )
+            kept = "".join(
+                f"{summary.tokens_median[b]:>{len(f'  tok@{b}')}.0f}" for b in report.budgets
+            )
             lines.append(
                 f"{label:<16}{summary.questions:>5}{cells}"
-                f"{summary.recall_at_k[5]:>7.3f}{summary.recall_at_k[10]:>7.3f}"
-                f"{summary.tokens_median:>9.0f}{summary.latency_ms_median:>8.2f}"
-                f"{summary.latency_ms_p99:>8.2f}"
+                f"{summary.recall_at_k[5]:>7.3f}{summary.recall_at_k[10]:>7.3f}{kept}"
+                f"{summary.latency_ms_median:>8.2f}{summary.latency_ms_p99:>8.2f}"
+            )
+        output = per["all"].output
+        if output:
+            lines.append(
+                "rendered answer tokens (median / max / answers over the budget): "
+                + ", ".join(
+                    f"at {b}: {size.median:,.0f} / {size.max:,} / {size.over_budget}"
+                    for b, size in output.items()
+                )
             )
         lines.append("")
     return "\n".join(lines)
@@ -223,27 +268,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--budget", type=int, default=1000, help="the default token budget (default 1000)"
     )
     parser.add_argument(
-        "--navigator-budget",
-        type=int,
+        "--methods",
         default=None,
-        help="token_budget passed to the Navigator (default: 4 x the largest budget)",
+        help=f"comma-separated method names (default: all of {', '.join(METHODS)})",
     )
+    parser.add_argument("--list-methods", action="store_true", help="list the methods and exit")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
-        "--misses", type=int, default=0, help="list up to N navigator misses per category"
+        "--misses", type=int, default=0, help="list up to N misses per category of a method"
+    )
+    parser.add_argument(
+        "--misses-of", default="navigator", help="the method whose misses --misses lists"
     )
     args = parser.parse_args(argv)
+    if args.list_methods:
+        for method in METHODS.values():
+            kind = "budgeted" if method.budgeted else "unbudgeted"
+            print(f"{method.name:<20} {kind:<11} {method.description}")
+        return 0
     if args.budget < 1:
         parser.error(f"--budget must be at least 1, got {args.budget}")
     budgets = tuple(sorted({*BUDGETS, args.budget}))
-    navigator_budget = args.navigator_budget or 4 * max(budgets)
     try:
-        report = evaluate_file(
-            args.data,
-            default_factories(navigator_budget),
-            budgets=budgets,
-            default_budget=args.budget,
-        )
+        methods = select(None if args.methods is None else args.methods.split(","))
+        report = evaluate_file(args.data, methods, budgets=budgets, default_budget=args.budget)
     except TocsearchError as error:
         print(f"eval_locomo: {error}", file=sys.stderr)
         return 2
@@ -252,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(render_text(report))
         if args.misses:
-            print(render_misses(report, "navigator", args.misses))
+            print(render_misses(report, args.misses_of, args.misses))
     return 0
 
 

@@ -16,7 +16,7 @@ from benchmarks._baselines import FlatSegmentScan, TurnBm25
 from benchmarks._evidence import load_questions
 from benchmarks._locomo_eval import (
     Conversation,
-    Retriever,
+    Method,
     Skips,
     evaluate_conversation,
     grip_ceiling,
@@ -24,6 +24,8 @@ from benchmarks._locomo_eval import (
     summarise,
 )
 from benchmarks._retrieval import RankedItem, Turn
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchmarks import eval_locomo
 from tocsearch import ids
@@ -90,8 +92,9 @@ class FixedRanking:
         pass
 
 
-def fixed(_: Conversation) -> Retriever:
-    return FixedRanking()
+FIXED = Method(
+    "fixed", make=lambda _c, _b: FixedRanking(), budgeted=False, description="one ranking"
+)
 
 
 def test_fixed_ranking_scores_exactly_as_computed_by_hand() -> None:
@@ -99,7 +102,7 @@ def test_fixed_ranking_scores_exactly_as_computed_by_hand() -> None:
     four scored questions; at 1,000 tokens it keeps all three turns and every recall is 1."""
     questions = load_questions(FIXTURE)["tiny-1"]
     results, skips = evaluate_conversation(
-        tiny_conversation(), questions, [fixed], budgets=(20, 1000), default_budget=20
+        tiny_conversation(), questions, [FIXED], budgets=(20, 1000), default_budget=20
     )
     assert skips == EXPECTED_SKIPS
     assert [(r.index, r.recall_at_budget[20]) for r in results] == [
@@ -110,7 +113,8 @@ def test_fixed_ranking_scores_exactly_as_computed_by_hand() -> None:
     ]
     assert all(r.recall_at_budget[1000] == 1.0 for r in results)
     assert all(r.recall_at_k == {5: 1.0, 10: 1.0} for r in results)
-    assert all(r.tokens == 20 for r in results)
+    assert all(r.tokens == {20: 20, 1000: 30} for r in results)
+    assert all(r.output_tokens == {} for r in results)
     summary = summarise(results, (20, 1000))["fixed"]
     assert summary["all"].recall_at_budget == {20: 0.75, 1000: 1.0}
     assert summary["1"].recall_at_budget[20] == 0.5
@@ -124,7 +128,7 @@ def test_default_budget_must_be_one_of_the_budgets() -> None:
     """Asking for a default budget that is not measured is refused, naming it."""
     with pytest.raises(InvalidArgument, match="999"):
         evaluate_conversation(
-            tiny_conversation(), [], [fixed], budgets=(500, 1000), default_budget=999
+            tiny_conversation(), [], [FIXED], budgets=(500, 1000), default_budget=999
         )
 
 
@@ -143,9 +147,12 @@ def test_bm25_turns_recall_on_the_fixture() -> None:
     category 2 at 1/2."""
     questions = load_questions(FIXTURE)["tiny-1"]
 
-    def bm25(conversation: Conversation) -> Retriever:
-        return TurnBm25(conversation.events)
-
+    bm25 = Method(
+        "bm25-turns",
+        make=lambda conversation, _: TurnBm25(conversation.events),
+        budgeted=False,
+        description="BM25",
+    )
     results, _ = evaluate_conversation(
         tiny_conversation(), questions, [bm25], budgets=(1000,), default_budget=1000
     )
@@ -225,7 +232,14 @@ def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     }
     assert set(report["grip_ceiling"]) == {"all", "1", "2", "4"}
     methods = report["methods"]
-    assert set(methods) == {"navigator", "flat-scan", "bm25-turns"}
+    assert set(methods) == {"navigator", "flat-scan", "bm25-turns", "navigator-4x-cut"}
+    assert methods["navigator"]["budgeted"] is True
+    assert methods["bm25-turns"]["budgeted"] is False
+    # Only a method given the column's budget reports its rendered answer per column.
+    assert set(methods["navigator"]["all"]["output_tokens"]) == {"500", "1000", "2000"}
+    assert methods["navigator-4x-cut"]["all"]["output_tokens"] == {}
+    for budget, median in methods["bm25-turns"]["all"]["tokens_median"].items():
+        assert 0 <= median <= int(budget)
     assert methods["bm25-turns"]["all"]["recall_at_budget"] == {
         "500": 0.75,
         "1000": 0.75,
@@ -233,7 +247,7 @@ def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     }
     for per in methods.values():
         assert per["all"]["questions"] == 4
-        assert set(per) <= {"all", "1", "2", "4"}
+        assert set(per) <= {"all", "1", "2", "4", "description", "budgeted"}
         for value in per["all"]["recall_at_budget"].values():
             assert 0.0 <= value <= 1.0
 
@@ -242,8 +256,16 @@ def test_end_to_end_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     """Without --json the script prints one table per method and the navigator's misses."""
     assert eval_locomo.main(["--data", str(FIXTURE), "--misses", "2"]) == 0
     out = capsys.readouterr().out
-    for heading in ("## navigator", "## flat-scan", "## bm25-turns", "## misses of navigator"):
+    for heading in (
+        "## navigator",
+        "## flat-scan",
+        "## bm25-turns",
+        "## navigator-4x-cut",
+        "## misses of navigator",
+        "| method | R@500 | R@1000 | R@2000 |",
+    ):
         assert heading in out
+    assert "rendered answer tokens" in out
 
 
 def test_unreadable_file_exits_with_a_message(
@@ -254,3 +276,114 @@ def test_unreadable_file_exits_with_a_message(
     path.write_text("{")
     assert eval_locomo.main(["--data", str(path)]) == 2
     assert "nope.json" in capsys.readouterr().err
+
+
+class BudgetEcho:
+    """A budgeted fake: given budget B it returns D1:1 only when B is at least 1,000, and
+    reports a rendered answer of B + 1 tokens (one over) when B is 500, B otherwise."""
+
+    name = "echo"
+
+    def __init__(self, budget: int, made: list[int]) -> None:
+        made.append(budget)
+        self.budget = budget
+        self.output_tokens: int | None = None
+
+    def retrieve(self, question: str) -> list[RankedItem]:
+        self.output_tokens = self.budget + 1 if self.budget == 500 else self.budget
+        if self.budget < 1000:
+            return []
+        return [RankedItem("a", (Turn("D1:1", "D1:1", "x" * 30),))]
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_budgeted_method_is_scored_per_column_on_its_own_run() -> None:
+    """A budgeted method is made once per budget with that budget; column B scores the run made
+    with B, so an answer that needs 1,000 tokens of budget counts only from that column on, and
+    rendered answers over their budget are counted."""
+    made: list[int] = []
+    echo = Method("echo", make=lambda _c, b: BudgetEcho(b, made), budgeted=True, description="echo")
+    questions = load_questions(FIXTURE)["tiny-1"]
+    results, _ = evaluate_conversation(
+        tiny_conversation(), questions, [echo], budgets=(500, 1000, 2000), default_budget=1000
+    )
+    assert sorted(made) == [500, 1000, 2000]
+    puppy = next(r for r in results if r.index == 0)  # gold D1:1
+    assert puppy.recall_at_budget == {500: 0.0, 1000: 1.0, 2000: 1.0}
+    assert puppy.tokens == {500: 0, 1000: 10, 2000: 10}
+    assert puppy.output_tokens == {500: 501, 1000: 1000, 2000: 2000}
+    summary = summarise(results, (500, 1000, 2000))["echo"]["all"]
+    assert summary.output[500].over_budget == 4
+    assert summary.output[1000].over_budget == 0
+    assert summary.output[2000].max == 2000
+
+
+def test_an_unbudgeted_method_runs_once_with_the_largest_budget() -> None:
+    """An unbudgeted method is made once, given the largest budget, and every column keeps what
+    fits of its one ranking; no rendered answer is reported."""
+    made: list[int] = []
+    echo = Method(
+        "echo", make=lambda _c, b: BudgetEcho(b, made), budgeted=False, description="echo"
+    )
+    questions = load_questions(FIXTURE)["tiny-1"]
+    results, _ = evaluate_conversation(
+        tiny_conversation(), questions, [echo], budgets=(500, 2000), default_budget=500
+    )
+    assert made == [2000]
+    puppy = next(r for r in results if r.index == 0)
+    assert puppy.recall_at_budget == {500: 1.0, 2000: 1.0}
+    assert puppy.output_tokens == {}
+
+
+class RandomRanking:
+    """Returns a fixed ranking of the fixture's turns, each turn ``size`` characters long."""
+
+    name = "random"
+
+    def __init__(self, order: list[str], sizes: list[int]) -> None:
+        self.items = [
+            RankedItem(dia_id, (Turn(dia_id, dia_id, "y" * size),))
+            for dia_id, size in zip(order, sizes, strict=False)
+        ]
+
+    def retrieve(self, question: str) -> list[RankedItem]:
+        return self.items
+
+    def close(self) -> None:
+        pass
+
+
+TURN_IDS = ["D1:1", "D1:2", "D1:3", "D2:1", "D2:2", "D2:3"]
+
+
+@given(
+    order=st.permutations(TURN_IDS),
+    sizes=st.lists(st.integers(min_value=1, max_value=3000), min_size=6, max_size=6),
+    budgets=st.lists(st.integers(min_value=1, max_value=2000), min_size=1, max_size=4, unique=True),
+)
+def test_one_ranking_recalls_more_as_the_budget_grows(
+    order: list[str], sizes: list[int], budgets: list[int]
+) -> None:
+    """For one ranking scored at several budgets: recall stays in [0, 1] and never falls as the
+    budget grows, and the tokens kept never exceed the budget."""
+    ranking = Method(
+        "random",
+        make=lambda _c, _b: RandomRanking(order, sizes),
+        budgeted=False,
+        description="a permutation",
+    )
+    ordered = sorted(budgets)
+    results, _ = evaluate_conversation(
+        tiny_conversation(),
+        load_questions(FIXTURE)["tiny-1"],
+        [ranking],
+        budgets=ordered,
+        default_budget=ordered[0],
+    )
+    for result in results:
+        values = [result.recall_at_budget[b] for b in ordered]
+        assert all(0.0 <= v <= 1.0 for v in values)
+        assert values == sorted(values)
+        assert all(result.tokens[b] <= b for b in ordered)
