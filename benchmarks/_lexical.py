@@ -8,9 +8,11 @@ term-overlap search.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import InvalidArgument
@@ -39,43 +41,78 @@ def fts5_query(text: str) -> str | None:
 
 
 class Fts5Index:
-    """An in-memory SQLite FTS5 table (``tokenize='porter unicode61'``) ranked by ``bm25()``.
+    """A SQLite FTS5 table (``tokenize='porter unicode61'``) ranked by ``bm25()``, in memory or
+    in a file (``path``), with an optional time per document for time-filtered queries.
 
     Raises:
-        InvalidArgument: a document key is repeated.
+        InvalidArgument: a document key is repeated, or ``path`` already exists.
     """
 
-    def __init__(self, documents: Iterable[tuple[str, str]]) -> None:
-        self._db = sqlite3.connect(":memory:")
+    def __init__(
+        self,
+        documents: Iterable[tuple[str, str]],
+        *,
+        times: Mapping[str, float] | None = None,
+        path: Path | None = None,
+    ) -> None:
+        if path is not None and path.exists():
+            raise InvalidArgument(f"{path} already exists; open it with Fts5Index.open")
+        self._db = sqlite3.connect(":memory:" if path is None else os.fspath(path))
         self._db.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(key UNINDEXED, body, tokenize='porter unicode61')"
+            "CREATE VIRTUAL TABLE docs USING "
+            "fts5(key UNINDEXED, at UNINDEXED, body, tokenize='porter unicode61')"
         )
-        self._keys: list[str] = []
         seen: set[str] = set()
-        rows: list[tuple[int, str, str]] = []
-        for key, text in documents:
-            if key in seen:
-                raise InvalidArgument(f"document key {key!r} is repeated")
-            seen.add(key)
-            self._keys.append(key)
-            rows.append((len(self._keys), key, text))
-        self._db.executemany("INSERT INTO docs(rowid, key, body) VALUES (?, ?, ?)", rows)
-        self._db.commit()
+
+        def rows() -> Iterator[tuple[str, float | None, str]]:
+            for key, text in documents:
+                if key in seen:
+                    raise InvalidArgument(f"document key {key!r} is repeated")
+                seen.add(key)
+                yield key, None if times is None else times.get(key), text
+
+        with self._db:
+            self._db.executemany("INSERT INTO docs(key, at, body) VALUES (?, ?, ?)", rows())
+
+    @classmethod
+    def open(cls, path: Path) -> Fts5Index:
+        """An index an earlier run wrote to ``path``, opened read-only.
+
+        Raises:
+            InvalidArgument: there is no file at ``path``.
+        """
+        if not path.is_file():
+            raise InvalidArgument(f"no FTS5 index at {path}")
+        index = cls.__new__(cls)
+        index._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        return index
 
     def __len__(self) -> int:
-        return len(self._keys)
+        (count,) = self._db.execute("SELECT count(*) FROM docs").fetchone()
+        return int(count)
 
-    def search(self, query: str, limit: int) -> list[str]:
+    def search(
+        self, query: str, limit: int, *, start: float | None = None, end: float | None = None
+    ) -> list[str]:
         """The keys of up to ``limit`` documents sharing a term with ``query``, best BM25 score
-        first; ties keep insertion order."""
+        first (ties in insertion order); with ``start``/``end``, only documents whose time lies
+        in ``[start, end)``."""
         expression = fts5_query(query)
         if expression is None:
             return []
+        where = "docs MATCH ?"
+        arguments: list[object] = [expression]
+        if start is not None:
+            where += " AND at >= ?"
+            arguments.append(start)
+        if end is not None:
+            where += " AND at < ?"
+            arguments.append(end)
         rows = self._db.execute(
-            "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), rowid LIMIT ?",
-            (expression, limit),
+            f"SELECT key FROM docs WHERE {where} ORDER BY bm25(docs), rowid LIMIT ?",
+            (*arguments, limit),
         ).fetchall()
-        return [self._keys[rowid - 1] for (rowid,) in rows]
+        return [key for (key,) in rows]
 
     def close(self) -> None:
         """Release the database."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import random
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
 
+from benchmarks._backends import open_backend
 from benchmarks._lexical import Bm25sIndex, Fts5Index, bm25s_available
 from benchmarks._timing import Timing, resident_bytes, time_calls, timing_of
 from benchmarks.synth import SyntheticTree, Vocabulary, generate_events, generate_tree
@@ -26,7 +27,6 @@ from tocsearch.search import rank_nodes, search_children, search_node
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.memory import InMemoryStorage
 from tocsearch.storage.protocol import Storage
-from tocsearch.storage.shelf import ShelveStorage
 
 __all__ = [
     "IngestRow",
@@ -211,7 +211,7 @@ def measure_ingest(events: int, backends: Sequence[str]) -> list[IngestRow]:
     rows: list[IngestRow] = []
     for backend in backends:
         with tempfile.TemporaryDirectory() as directory:
-            storage = _open_backend(backend, Path(directory) / "store")
+            storage = open_backend(backend, Path(directory) / "store")
             try:
                 started = time.perf_counter()
                 TocBuilder(storage).ingest(generated)
@@ -220,15 +220,6 @@ def measure_ingest(events: int, backends: Sequence[str]) -> list[IngestRow]:
                 storage.close()
         rows.append(IngestRow(backend, len(generated), seconds))
     return rows
-
-
-def _open_backend(backend: str, path: Path) -> Storage:
-    opener: dict[str, Callable[[], Storage]] = {
-        "memory": InMemoryStorage,
-        "jsondir": lambda: JsonDirStorage(path),
-        "shelf": lambda: ShelveStorage(path),
-    }
-    return opener[backend]()
 
 
 @attrs.frozen
