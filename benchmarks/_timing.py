@@ -45,14 +45,21 @@ class Timing:
     median: float
     p99: float
     mean: float
+    p90: float
 
     def scaled(self, factor: float) -> Timing:
         """The same timing with every figure multiplied (e.g. by 1e6 for microseconds)."""
-        return Timing(self.calls, self.median * factor, self.p99 * factor, self.mean * factor)
+        return Timing(
+            self.calls,
+            self.median * factor,
+            self.p99 * factor,
+            self.mean * factor,
+            self.p90 * factor,
+        )
 
 
 def timing_of(seconds: Sequence[float]) -> Timing:
-    """Median, p99 and mean of per-call durations.
+    """Median, p99, mean and p90 of per-call durations.
 
     Raises:
         InvalidArgument: no durations.
@@ -64,6 +71,7 @@ def timing_of(seconds: Sequence[float]) -> Timing:
         percentile(seconds, 0.5),
         percentile(seconds, 0.99),
         sum(seconds) / len(seconds),
+        percentile(seconds, 0.9),
     )
 
 

@@ -1,0 +1,253 @@
+"""Built stores for the planted-needle benchmark, cached on disk between runs.
+
+A 1M-event history takes minutes to build, so every artefact is kept under
+``benchmarks/.cache/planted/`` (git-ignored) and reused while it is still valid:
+
+- ``h<events>-n<needles>-s<seed>-v<version>/history.jsonl`` and ``needles.json``: the generated
+  history in the generic JSONL format, and where its needles are. Valid while the generator
+  (:data:`GENERATOR_VERSION`) and its arguments are the same.
+- ``.../fts5.sqlite``: the FTS5 baseline over the same turns.
+- ``.../<backend>-<source>/``: a store built from the JSONL through the importer and
+  :class:`tocsearch.TocBuilder`, with ``meta.json`` written last. ``<source>`` hashes the
+  library's sources outside ``tocsearch.navigate`` (what decides the stored tree), so a change to
+  the builder, summarizer, digests or storage rebuilds it, while a change to the navigator alone
+  reuses it. The in-memory store is kept as a pickle of the built ``InMemoryStorage``.
+
+A directory without its ``meta.json`` is an interrupted build: it is removed and built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import attrs
+
+import tocsearch
+from benchmarks._backends import ON_DISK, open_backend
+from benchmarks._lexical import Fts5Index
+from benchmarks._planted import (
+    Needle,
+    leaked_needles,
+    plant_history,
+    read_needles,
+    write_jsonl,
+    write_needles,
+)
+from tocsearch.importers import load_jsonl
+from tocsearch.ingest import TocBuilder
+from tocsearch.storage.memory import InMemoryStorage
+from tocsearch.storage.protocol import Storage
+
+__all__ = [
+    "DEFAULT_ROOT",
+    "GENERATOR_VERSION",
+    "BuiltStore",
+    "History",
+    "ensure_fts5",
+    "ensure_history",
+    "ensure_store",
+    "open_built",
+    "source_digest",
+]
+
+DEFAULT_ROOT = Path(__file__).resolve().parent / ".cache" / "planted"
+GENERATOR_VERSION = 1
+"""Raise when the history generator or the planting changes, so cached histories are redone."""
+
+
+@attrs.frozen
+class History:
+    """A generated history on disk: its JSONL file, its needles and how many events it holds."""
+
+    directory: Path
+    events: int
+    end: datetime
+    """The last event's time: the ``now`` questions are asked at."""
+    needles: tuple[Needle, ...]
+
+    @property
+    def jsonl(self) -> Path:
+        """The history in the generic JSONL format."""
+        return self.directory / "history.jsonl"
+
+
+def ensure_history(root: Path, events: int, *, needles_per_size: int, seed: int) -> History:
+    """The history of about ``events`` events with ``needles_per_size`` needles of each size,
+    generated and written on the first call, read back afterwards."""
+    directory = root / f"h{events}-n{needles_per_size}-s{seed}-v{GENERATOR_VERSION}"
+    meta = directory / "history.json"
+    if not meta.is_file():
+        _clear(directory)
+        planted = plant_history(events, needles_per_size=needles_per_size, seed=seed)
+        write_jsonl(planted.events, directory / "history.jsonl")
+        write_needles(planted.needles, directory / "needles.json")
+        _write_json(meta, {"events": len(planted.events), "end": planted.end.isoformat()})
+    facts = json.loads(meta.read_text(encoding="utf-8"))
+    return History(
+        directory,
+        int(facts["events"]),
+        datetime.fromisoformat(facts["end"]),
+        read_needles(directory / "needles.json"),
+    )
+
+
+def ensure_fts5(history: History) -> tuple[Path, float]:
+    """The FTS5 baseline index over every turn of ``history`` (keyed by event id, timed by the
+    event's epoch seconds), and the seconds its build took when it was built."""
+    path = history.directory / "fts5.sqlite"
+    meta = history.directory / "fts5.json"
+    if not meta.is_file():
+        path.unlink(missing_ok=True)
+        records = [json.loads(line) for line in history.jsonl.open(encoding="utf-8")]
+        times = {
+            r["event_id"]: datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")).timestamp()
+            for r in records
+        }
+        started = time.perf_counter()
+        index = Fts5Index(((r["event_id"], r["text"]) for r in records), times=times, path=path)
+        seconds = time.perf_counter() - started
+        index.close()
+        _write_json(meta, {"seconds": seconds})
+    return path, float(json.loads(meta.read_text(encoding="utf-8"))["seconds"])
+
+
+@attrs.frozen
+class BuiltStore:
+    """A store built from a history, and what its build measured."""
+
+    backend: str
+    path: Path
+    events: int
+    nodes: int
+    import_seconds: float
+    build_seconds: float
+    leaked: tuple[str, ...]
+    """Event ids of needles whose terms reached a title, summary, bullet, keyword or excerpt."""
+    source: str
+    commit: str
+    built_at: str
+    reused: bool
+
+    @property
+    def events_per_second(self) -> float:
+        """Build throughput through TocBuilder (import excluded)."""
+        return self.events / self.build_seconds if self.build_seconds else 0.0
+
+
+def ensure_store(history: History, backend: str, *, rebuild: bool = False) -> BuiltStore:
+    """The store of ``backend`` built from ``history`` by the current sources: imported with
+    :func:`tocsearch.importers.load_jsonl`, built with :class:`tocsearch.TocBuilder`, checked for
+    leaked needles; reused from the cache when it is there and ``rebuild`` is false."""
+    source = source_digest()
+    directory = history.directory / f"{backend}-{source}"
+    meta = directory / "meta.json"
+    if meta.is_file() and not rebuild:
+        return _built(json.loads(meta.read_text(encoding="utf-8")), directory, reused=True)
+    _clear(directory)
+    started = time.perf_counter()
+    imported = load_jsonl(history.jsonl)
+    import_seconds = time.perf_counter() - started
+    storage = open_backend(backend, directory / "store")
+    try:
+        started = time.perf_counter()
+        TocBuilder(storage).ingest(imported.events)
+        build_seconds = time.perf_counter() - started
+        leaked = leaked_needles(storage, history.needles)
+        nodes = storage.count_nodes()
+        if backend not in ON_DISK:
+            with (directory / "store.pickle").open("wb") as handle:
+                pickle.dump(storage, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        storage.close()
+    record = {
+        "backend": backend,
+        "events": len(imported.events),
+        "nodes": nodes,
+        "import_seconds": import_seconds,
+        "build_seconds": build_seconds,
+        "leaked": [needle.event_id for needle in leaked],
+        "source": source,
+        "commit": _commit(),
+        "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    _write_json(meta, record)
+    return _built(record, directory, reused=False)
+
+
+def open_built(store: BuiltStore) -> Storage:
+    """The built store, opened read-only (on disk) or loaded from its pickle (in memory)."""
+    if store.backend in ON_DISK:
+        return open_backend(store.backend, store.path / "store", readonly=True)
+    with (store.path / "store.pickle").open("rb") as handle:
+        loaded = pickle.load(handle)
+    if not isinstance(loaded, InMemoryStorage):
+        raise TypeError(f"{store.path}/store.pickle does not hold an InMemoryStorage")
+    return loaded
+
+
+def source_digest() -> str:
+    """A short hash of the library's sources that decide a built tree: every ``.py`` file of
+    the installed ``tocsearch`` package outside ``tocsearch/navigate``."""
+    package = Path(tocsearch.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if relative.startswith("navigate/"):
+            continue
+        digest.update(relative.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _built(record: dict[str, object], directory: Path, *, reused: bool) -> BuiltStore:
+    leaked = record["leaked"]
+    assert isinstance(leaked, list)
+    return BuiltStore(
+        backend=str(record["backend"]),
+        path=directory,
+        events=int(str(record["events"])),
+        nodes=int(str(record["nodes"])),
+        import_seconds=float(str(record["import_seconds"])),
+        build_seconds=float(str(record["build_seconds"])),
+        leaked=tuple(str(item) for item in leaked),
+        source=str(record["source"]),
+        commit=str(record["commit"]),
+        built_at=str(record["built_at"]),
+        reused=reused,
+    )
+
+
+def _commit() -> str:
+    package = Path(tocsearch.__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=package,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return done.stdout.strip()
+
+
+def _clear(directory: Path) -> None:
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+
+
+def _write_json(path: Path, record: dict[str, object]) -> None:
+    # Written to a temporary name first: a file present under its own name is complete.
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    os.replace(temporary, path)
