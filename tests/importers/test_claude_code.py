@@ -135,3 +135,67 @@ def test_tool_call_text_shows_the_gist_of_the_input() -> None:
     assert tool_call_text("Custom", {"b": 1, "a": "x"}) == '[tool: Custom] {"a": "x", "b": 1}'
     assert tool_call_text("TodoWrite", {}) == "[tool: TodoWrite]"
     assert len(tool_call_text("Bash", {"command": "x" * 1000})) < 330
+
+
+def _session_line(uuid: str, text: str, *, session: str, minute: int, **extra: Any) -> str:
+    return json.dumps(
+        {
+            "type": "user",
+            "uuid": uuid,
+            "sessionId": session,
+            "timestamp": f"2026-02-03T10:{minute:02d}:00Z",
+            "cwd": "/home/dev/shop",
+            "message": {"role": "user", "content": text},
+            **extra,
+        }
+    )
+
+
+def test_subagent_transcripts_belong_to_their_sessions_project(tmp_path: Path) -> None:
+    """A transcript under <project>/<session>/subagents/ is of <project>, and keeps its agent."""
+    project = tmp_path / "-home-dev-shop"
+    (project / "s1" / "subagents").mkdir(parents=True)
+    (project / "s1.jsonl").write_text(
+        _session_line("u1", "main work", session="s1", minute=1) + "\n"
+    )
+    (project / "s1" / "subagents" / "agent-a1.jsonl").write_text(
+        _session_line(
+            "u2", "explore the code", session="s1", minute=2, agentId="a1", isSidechain=True
+        )
+        + "\n"
+    )
+    events = load_claude_code(tmp_path).events
+    assert [(e.metadata["project"], e.metadata.get("agent_id")) for e in events] == [
+        ("-home-dev-shop", None),
+        ("-home-dev-shop", "a1"),
+    ]
+
+
+def test_a_summary_line_titles_the_session_that_holds_its_leaf(tmp_path: Path) -> None:
+    """Claude Code's summary of a conversation (found in any transcript read together, as a
+    resumed session writes it) becomes the title of every event of the summarised session,
+    the newest summary winning; other sessions get none."""
+    project = tmp_path / "-home-dev-shop"
+    project.mkdir()
+    (project / "old.jsonl").write_text(
+        _session_line("u1", "first", session="old", minute=1)
+        + "\n"
+        + _session_line("u2", "second", session="old", minute=2)
+        + "\n"
+    )
+    summaries = [
+        {"type": "summary", "summary": "Early  draft", "leafUuid": "u1"},
+        {"type": "summary", "summary": "Checkout retry fix", "leafUuid": "u2"},
+    ]
+    (project / "new.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in summaries)
+        + "\n"
+        + _session_line("u3", "go on", session="new", minute=5)
+        + "\n"
+    )
+    events = load_claude_code(tmp_path).events
+    assert [(e.session_id, e.metadata.get("title")) for e in events] == [
+        ("old", "Checkout retry fix"),
+        ("old", "Checkout retry fix"),
+        ("new", None),
+    ]

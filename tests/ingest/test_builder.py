@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import attrs
 import pytest
@@ -13,7 +13,7 @@ from tocsearch import ids
 from tocsearch.errors import InvalidArgument
 from tocsearch.ingest import IngestReport, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, TocNode
+from tocsearch.models import Event, EventRole, EventType, TocNode
 from tocsearch.storage import InMemoryStorage
 from tocsearch.summarize import CallableSummarizer, Summary, SummaryBullet
 
@@ -251,3 +251,32 @@ def test_grips_expand_with_storage_range_reads() -> None:
         stem = grip.excerpt.rstrip("…")[:40]
         assert any(stem in " ".join(event.text.split()) for event in events)
         assert grip.source == events[0].session_id
+
+
+def test_a_conversation_title_names_its_segments() -> None:
+    """A chat's own title (metadata "title") leads its segments' titles; an untitled
+    conversation's segment keeps the summary's title alone."""
+    when = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+    events = [
+        Event(
+            event_id=ids.event_id(when + timedelta(minutes=i), f"t{i}"),
+            session_id=session,
+            timestamp=when + timedelta(minutes=i),
+            role=EventRole.USER,
+            event_type=EventType.USER_MESSAGE,
+            text=text,
+            metadata=metadata,
+        )
+        for i, (session, text, metadata) in enumerate(
+            [
+                ("chat", "Rolling the staging cluster to the new ingress.", {"title": "Staging"}),
+                ("chat", "The ingress needs the TLS secret first.", {"title": "Staging"}),
+                ("other", "Anchovies melt into the pasta sauce.", {}),
+            ]
+        )
+    ]
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(events)
+    titles = sorted(node.title for node in storage.get_nodes_by_level(TocLevel.SEGMENT))
+    assert not titles[0].startswith("Staging")
+    assert titles[1].startswith("Staging: ")

@@ -200,7 +200,7 @@ def test_overlap_comes_from_the_same_conversation_only() -> None:
         event(40, session="a", n=2),
         event(41, session="b", n=3),
     ]
-    plans = plan_segments(events, config, estimate_tokens, ("evt:x",), ("", "b"))
+    plans = plan_segments(events, config, estimate_tokens, ("evt:x",), ("", "b", ""))
     by_first = {plan.events[0].event_id: plan for plan in plans}
     assert by_first[events[0].event_id].overlap_event_ids == ()
     assert by_first[events[1].event_id].overlap_event_ids == ("evt:x",)

@@ -18,15 +18,23 @@ Blocks become events:
 Event ids are ``<line uuid>.<block index>``, so several events of one line stay distinct and a
 re-import gives the same ids. A resumed session repeats earlier lines in a new file; those
 repeats produce equal events and collapse into one.
+
+Every event's ``metadata`` names its ``project`` (the transcript's folder under
+``~/.claude/projects``, the same for a session's subagent transcripts), and where the line has
+them its ``cwd``, ``git_branch`` and, for a subagent, ``agent_id``. A ``summary`` line is Claude
+Code's own title of the conversation that ends at its ``leafUuid``: when that line is among the
+transcripts read together, every event of its session carries it as ``metadata["title"]``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from tocsearch.errors import ImportFailed
 from tocsearch.importers._collect import BadRecord, Collector, make_event
@@ -43,10 +51,12 @@ from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import iter_lines
 from tocsearch.models import Event, EventRole, EventType
 
-__all__ = ["AGENT", "claude_code_files", "load_claude_code", "tool_call_text"]
+__all__ = ["AGENT", "claude_code_files", "load_claude_code", "project_folder", "tool_call_text"]
 
 AGENT = "claude-code"
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
+# Fields of a line kept in each of its events' metadata, by their metadata names.
+_LINE_METADATA = (("cwd", "cwd"), ("gitBranch", "git_branch"), ("agentId", "agent_id"))
 _SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 _PLACEHOLDER_BLOCKS = {"image": "[image]", "document": "[document]"}
 # The input field that says most about a call, per common tool; others show their JSON.
@@ -105,11 +115,13 @@ def _result_text(content: Any) -> str:
 class _FileReader:
     """Turns the lines of one transcript into events, remembering tool names by call id."""
 
-    def __init__(self, collector: Collector, path: Path) -> None:
+    def __init__(self, collector: Collector, path: Path, titles: dict[str, str]) -> None:
         self.collector = collector
         self.path = path
         self.display = os.fspath(path)
+        self.project = project_folder(path).name
         self.tool_names: dict[str, str] = {}
+        self.titles = titles  # leaf uuid -> Claude Code's summary of the conversation ending there
 
     def read(self) -> None:
         for line in iter_lines(self.path):
@@ -140,6 +152,11 @@ class _FileReader:
     def _events(self, record: Any) -> list[Event]:
         line = require_mapping(record, "a line")
         kind = line.get("type")
+        if kind == "summary":
+            summary, leaf = line.get("summary"), line.get("leafUuid")
+            if isinstance(summary, str) and summary.strip() and isinstance(leaf, str):
+                self.titles[leaf] = " ".join(summary.split())
+            return []
         if kind not in _MESSAGE_TYPES or line.get("isMeta") is True:
             return []
         uuid = require_str(line, "uuid")
@@ -147,8 +164,12 @@ class _FileReader:
         session_id = optional_str(line, "sessionId") or self.path.stem
         message = require_mapping(line.get("message"), "'message'")
         content = message.get("content")
-        metadata = {"uuid": uuid, "project": self.path.parent.name}
-        for source, target in (("cwd", "cwd"), ("gitBranch", "git_branch")):
+        metadata = {"uuid": uuid, "project": self.project}
+        for source, target in (
+            ("cwd", "cwd"),
+            ("gitBranch", "git_branch"),
+            ("agentId", "agent_id"),
+        ):
             value = line.get(source)
             if isinstance(value, str) and value:
                 metadata[target] = value
@@ -253,6 +274,15 @@ def claude_code_files(path: Path) -> list[Path]:
     return [path]
 
 
+def project_folder(transcript: Path) -> Path:
+    """The project folder of a transcript: its own folder, or for a subagent transcript
+    (``<project>/<session>/subagents/agent-*.jsonl``) the folder of its session."""
+    folder = transcript.parent
+    if folder.name == "subagents":
+        return folder.parent.parent
+    return folder
+
+
 def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> ImportResult:
     """Events from a Claude Code transcript, or from every transcript below a directory.
 
@@ -261,6 +291,28 @@ def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> Im
     """
     source = Path(path)
     collector = Collector(os.fspath(path), strict=strict)
+    titles: dict[str, str] = {}
     for transcript in claude_code_files(source):
-        _FileReader(collector, transcript).read()
-    return collector.result()
+        _FileReader(collector, transcript, titles).read()
+    result = collector.result()
+    return attrs.evolve(result, events=_titled(result.events, titles))
+
+
+def _titled(events: Sequence[Event], titles: Mapping[str, str]) -> tuple[Event, ...]:
+    """The events, those of a session that a summary line names carrying its title (the
+    newest summary of a session wins: a resumed conversation is summarised again)."""
+    by_session: dict[str, tuple[str, str]] = {}
+    for event in events:
+        title = titles.get(event.metadata.get("uuid", ""))
+        if title is not None:
+            newest = by_session.get(event.session_id)
+            if newest is None or event.event_id > newest[0]:
+                by_session[event.session_id] = (event.event_id, title)
+    if not by_session:
+        return tuple(events)
+    return tuple(
+        attrs.evolve(event, metadata={**event.metadata, "title": by_session[event.session_id][1]})
+        if event.session_id in by_session
+        else event
+        for event in events
+    )

@@ -289,7 +289,7 @@ class TocBuilder:
 
     def _tail_before(
         self, first: Event, run: _Run
-    ) -> tuple[tuple[str, ...], tuple[str, str] | None]:
+    ) -> tuple[tuple[str, ...], tuple[str, str, str] | None]:
         """The overlap for a day's first segment: the tail of the segment that holds the last
         event before it, with that segment's conversation."""
         before = self.storage.get_events_before(first.event_id, 1)

@@ -42,11 +42,17 @@ def _summary_text(summary: Summary) -> str:
 
 
 def segment_node(plan: SegmentPlan, summary: Summary, bullets: Sequence[TocBullet]) -> TocNode:
-    """The leaf node of a planned segment, at version 1."""
+    """The leaf node of a planned segment, at version 1. A conversation that has a title of
+    its own (a ChatGPT chat's, Claude Code's summary of a session: ``metadata["title"]``)
+    names the segment, before what the summary says of this part of it."""
+    title = summary.title
+    named = plan.events[0].metadata.get("title", "").strip()
+    if named and named.casefold() != title.casefold():
+        title = f"{named}: {title}"
     return TocNode(
         node_id=plan.node_id,
         level=TocLevel.SEGMENT,
-        title=_terms.cut_at_word(summary.title, 200),
+        title=_terms.cut_at_word(title, 200),
         start_time=plan.events[0].timestamp,
         end_time=plan.events[-1].timestamp,
         bullets=tuple(bullets),

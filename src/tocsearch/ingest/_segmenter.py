@@ -57,10 +57,12 @@ class SegmentPlan:
         return tuple(event.event_id for event in self.events)
 
 
-def conversation_key(event: Event) -> tuple[str, str]:
+def conversation_key(event: Event) -> tuple[str, str, str]:
     """The conversation an event belongs to: its project (``metadata["project"]``, empty when
-    the source has none) and its session. Segments never mix two keys."""
-    return event.metadata.get("project", ""), event.session_id
+    the source has none), its session, and the subagent within it (``metadata["agent_id"]``,
+    empty for the main conversation). Segments never mix two keys."""
+    metadata = event.metadata
+    return metadata.get("project", ""), event.session_id, metadata.get("agent_id", "")
 
 
 def is_tool_result(event: Event) -> bool:
@@ -101,7 +103,7 @@ def split_events(
     Runtime complexity: O(n) estimator calls, plus O(s log s) to order the s segments.
     """
     # One open segment per conversation: interleaved sessions are cut independently.
-    open_segments: dict[tuple[str, str], tuple[list[Event], int]] = {}
+    open_segments: dict[tuple[str, str, str], tuple[list[Event], int]] = {}
     segments: list[list[Event]] = []
     gap = config.segment_gap
     limit = config.max_segment_tokens
@@ -160,7 +162,7 @@ def plan_segments(
     config: BuildConfig,
     estimator: TokenEstimator,
     previous_tail: tuple[str, ...] = (),
-    previous_key: tuple[str, str] | None = None,
+    previous_key: tuple[str, str, str] | None = None,
 ) -> list[SegmentPlan]:
     """The segments of a run of events in id order (usually one day's), with overlap.
 
@@ -171,7 +173,7 @@ def plan_segments(
             the same conversation only.
     """
     plans: list[SegmentPlan] = []
-    tails: dict[tuple[str, str], tuple[str, ...]] = {}
+    tails: dict[tuple[str, str, str], tuple[str, ...]] = {}
     if previous_key is not None and previous_tail:
         tails[previous_key] = previous_tail
     for owned in split_events(events, config, estimator):
