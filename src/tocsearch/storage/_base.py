@@ -10,28 +10,17 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from types import TracebackType
-from typing import TYPE_CHECKING
 
-from tocsearch.errors import (
-    EventNotFound,
-    GripNotFound,
-    InvalidArgument,
-    NodeNotFound,
-    StoreClosed,
-    StoreCorrupted,
-)
+from tocsearch.errors import StoreCorrupted
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
+from tocsearch.storage._common import StorageCommon
 from tocsearch.storage._index import EventIndex, NodeIndex
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 __all__ = ["IndexedStorage"]
 
 
-class IndexedStorage(abc.ABC):
+class IndexedStorage(StorageCommon):
     """A Storage built from record-level reads and writes plus in-memory indexes.
 
     Subclasses fill ``self._node_index`` and ``self._event_index`` when they open, and implement
@@ -41,9 +30,9 @@ class IndexedStorage(abc.ABC):
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._node_index = NodeIndex()
         self._event_index = EventIndex()
-        self._closed = False
 
     # -- hooks -----------------------------------------------------------------------------
     @abc.abstractmethod
@@ -73,28 +62,11 @@ class IndexedStorage(abc.ABC):
     @abc.abstractmethod
     def _write_events(self, events: list[Event]) -> None: ...
 
-    @abc.abstractmethod
-    def _release(self) -> None:
-        """Free files and locks; called once by close()."""
-
     def _index_span(self, node: TocNode) -> tuple[datetime, datetime]:
         """The span under which a node is indexed; backends may widen it."""
         return node.start_time, node.end_time
 
-    # -- helpers ---------------------------------------------------------------------------
-    def _ensure_open(self) -> None:
-        if self._closed:
-            raise StoreClosed(f"{type(self).__name__} is closed")
-
-    @staticmethod
-    def _require_id(kind: str, value: str) -> None:
-        if not isinstance(value, str) or not value:
-            raise InvalidArgument(f"{kind} must be a non-empty string, got {value!r}")
-
     # -- nodes -----------------------------------------------------------------------------
-    def put_node(self, node: TocNode) -> None:
-        self.put_nodes((node,))
-
     def put_nodes(self, nodes: Iterable[TocNode]) -> None:
         self._ensure_open()
         batch = list(nodes)
@@ -110,13 +82,6 @@ class IndexedStorage(abc.ABC):
         if not isinstance(node_id, str) or node_id not in self._node_index:
             return None
         return self._read_node(node_id)
-
-    def get_node(self, node_id: str) -> TocNode:
-        self._require_id("node_id", node_id)
-        node = self.find_node(node_id)
-        if node is None:
-            raise NodeNotFound(f"node not found: {node_id!r}")
-        return node
 
     def delete_node(self, node_id: str) -> None:
         self._ensure_open()
@@ -136,9 +101,6 @@ class IndexedStorage(abc.ABC):
         """The stored nodes among ``node_ids``, in order (ids not stored are left out)."""
         known = self._node_index.known(node_ids)
         return [child for child in map(self._read_node, known) if child is not None]
-
-    def get_toc_root(self) -> list[TocNode]:
-        return self.get_nodes_by_level(TocLevel.YEAR)
 
     def get_nodes_by_level(
         self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
@@ -168,9 +130,6 @@ class IndexedStorage(abc.ABC):
         return len(self._node_index)
 
     # -- grips -----------------------------------------------------------------------------
-    def put_grip(self, grip: Grip) -> None:
-        self.put_grips((grip,))
-
     def put_grips(self, grips: Iterable[Grip]) -> None:
         self._ensure_open()
         batch = list(grips)
@@ -183,13 +142,6 @@ class IndexedStorage(abc.ABC):
             return None
         return self._read_grip(grip_id)
 
-    def get_grip(self, grip_id: str) -> Grip:
-        self._require_id("grip_id", grip_id)
-        grip = self.find_grip(grip_id)
-        if grip is None:
-            raise GripNotFound(f"grip not found: {grip_id!r}")
-        return grip
-
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_open()
         if isinstance(grip_id, str) and grip_id:
@@ -200,9 +152,6 @@ class IndexedStorage(abc.ABC):
         return iter(list(self._grip_ids()))
 
     # -- events ----------------------------------------------------------------------------
-    def put_event(self, event: Event) -> None:
-        self.put_events((event,))
-
     def put_events(self, events: Iterable[Event]) -> None:
         self._ensure_open()
         batch = list(events)
@@ -218,13 +167,6 @@ class IndexedStorage(abc.ABC):
         if not isinstance(event_id, str) or event_id not in self._event_index:
             return None
         return self._read_event(event_id)
-
-    def get_event(self, event_id: str) -> Event:
-        self._require_id("event_id", event_id)
-        event = self.find_event(event_id)
-        if event is None:
-            raise EventNotFound(f"event not found: {event_id!r}")
-        return event
 
     def has_event(self, event_id: str) -> bool:
         self._ensure_open()
@@ -281,20 +223,3 @@ class IndexedStorage(abc.ABC):
             grip = self._read_grip(grip_id)
             if grip is None or grip.grip_id != grip_id:
                 raise StoreCorrupted(f"stored grip {grip_id!r} cannot be read back")
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._release()
-
-    def __enter__(self) -> Self:
-        self._ensure_open()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

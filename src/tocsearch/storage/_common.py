@@ -1,0 +1,127 @@
+"""What every backend derives the same way from its own primitives: single puts from batch
+puts, ``get_*`` from ``find_*``, the year nodes from the level query, and the lifecycle."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from tocsearch.errors import (
+    EventNotFound,
+    GripNotFound,
+    InvalidArgument,
+    NodeNotFound,
+    StoreClosed,
+)
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, Grip, TocNode
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["StorageCommon"]
+
+
+class StorageCommon(abc.ABC):
+    """The part of the Storage protocol that follows from the rest of it.
+
+    Subclasses implement the batch puts, the ``find_*`` lookups, ``get_nodes_by_level`` and
+    ``_release``; this class answers ``put_node``, ``get_node``, ``get_toc_root``, ``close``
+    and the ``with`` statement from them, with one behaviour for every backend.
+    """
+
+    def __init__(self) -> None:
+        self._closed = False
+
+    # -- what subclasses implement -----------------------------------------------------------
+    @abc.abstractmethod
+    def put_nodes(self, nodes: Iterable[TocNode]) -> None: ...
+
+    @abc.abstractmethod
+    def find_node(self, node_id: str) -> TocNode | None: ...
+
+    @abc.abstractmethod
+    def get_nodes_by_level(
+        self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
+    ) -> list[TocNode]: ...
+
+    @abc.abstractmethod
+    def put_grips(self, grips: Iterable[Grip]) -> None: ...
+
+    @abc.abstractmethod
+    def find_grip(self, grip_id: str) -> Grip | None: ...
+
+    @abc.abstractmethod
+    def put_events(self, events: Iterable[Event]) -> None: ...
+
+    @abc.abstractmethod
+    def find_event(self, event_id: str) -> Event | None: ...
+
+    @abc.abstractmethod
+    def _release(self) -> None:
+        """Free files and locks; called once by close()."""
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise StoreClosed(f"{type(self).__name__} is closed")
+
+    @staticmethod
+    def _require_id(kind: str, value: str) -> None:
+        if not isinstance(value, str) or not value:
+            raise InvalidArgument(f"{kind} must be a non-empty string, got {value!r}")
+
+    # -- derived -----------------------------------------------------------------------------
+    def put_node(self, node: TocNode) -> None:
+        self.put_nodes((node,))
+
+    def get_node(self, node_id: str) -> TocNode:
+        self._require_id("node_id", node_id)
+        node = self.find_node(node_id)
+        if node is None:
+            raise NodeNotFound(f"node not found: {node_id!r}")
+        return node
+
+    def get_toc_root(self) -> list[TocNode]:
+        return self.get_nodes_by_level(TocLevel.YEAR)
+
+    def put_grip(self, grip: Grip) -> None:
+        self.put_grips((grip,))
+
+    def get_grip(self, grip_id: str) -> Grip:
+        self._require_id("grip_id", grip_id)
+        grip = self.find_grip(grip_id)
+        if grip is None:
+            raise GripNotFound(f"grip not found: {grip_id!r}")
+        return grip
+
+    def put_event(self, event: Event) -> None:
+        self.put_events((event,))
+
+    def get_event(self, event_id: str) -> Event:
+        self._require_id("event_id", event_id)
+        event = self.find_event(event_id)
+        if event is None:
+            raise EventNotFound(f"event not found: {event_id!r}")
+        return event
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._release()
+
+    def __enter__(self) -> Self:
+        self._ensure_open()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
