@@ -59,7 +59,13 @@ from tocsearch.service import (
     SearchNodeRequest,
     SearchNodeResponse,
 )
-from tocsearch.storage import InMemoryStorage, JsonDirStorage, ShelveStorage, Storage
+from tocsearch.storage import (
+    InMemoryStorage,
+    JsonDirStorage,
+    ShelveStorage,
+    SqliteStorage,
+    Storage,
+)
 from tocsearch.summarize import (
     CallableSummarizer,
     ExtractiveSummarizer,
@@ -114,6 +120,7 @@ __all__ = [
     "SearchNodeResponse",
     "SearchNodeResult",
     "ShelveStorage",
+    "SqliteStorage",
     "StepMatch",
     "StepPhase",
     "Storage",

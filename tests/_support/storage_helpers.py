@@ -14,9 +14,10 @@ from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.memory import InMemoryStorage
 from tocsearch.storage.protocol import Storage
 from tocsearch.storage.shelf import ShelveStorage
+from tocsearch.storage.sqlite import SqliteStorage
 
-BACKENDS = ("memory", "jsondir", "shelve")
-FILE_BACKENDS = ("jsondir", "shelve")
+BACKENDS = ("memory", "jsondir", "shelve", "sqlite")
+FILE_BACKENDS = ("jsondir", "shelve", "sqlite")
 
 
 def open_store(backend: str, path: Path | None, *, readonly: bool = False) -> Storage:
@@ -26,13 +27,17 @@ def open_store(backend: str, path: Path | None, *, readonly: bool = False) -> St
     return open_file_store(backend, path, readonly=readonly)
 
 
-def open_file_store(backend: str, path: Path | None, *, readonly: bool = False) -> FileStorage:
+def open_file_store(
+    backend: str, path: Path | None, *, readonly: bool = False
+) -> FileStorage | SqliteStorage:
     """A file-backed store of the named backend at ``path``."""
     assert path is not None
     if backend == "jsondir":
         return JsonDirStorage(path, readonly=readonly)
     if backend == "shelve":
         return ShelveStorage(path, readonly=readonly)
+    if backend == "sqlite":
+        return SqliteStorage(path, readonly=readonly)
     raise ValueError(f"unknown backend {backend!r}")
 
 

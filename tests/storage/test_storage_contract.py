@@ -265,6 +265,7 @@ def _machine_test(backend: str) -> type[TestCase]:
 TestMemoryContract = _machine_test("memory")
 TestJsonDirContract = _machine_test("jsondir")
 TestShelveContract = _machine_test("shelve")
+TestSqliteContract = _machine_test("sqlite")
 
 
 # -- example-based parts of the contract, over every backend ------------------------------

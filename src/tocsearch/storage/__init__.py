@@ -4,5 +4,6 @@ from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.memory import InMemoryStorage
 from tocsearch.storage.protocol import Storage
 from tocsearch.storage.shelf import ShelveStorage
+from tocsearch.storage.sqlite import SqliteStorage
 
-__all__ = ["InMemoryStorage", "JsonDirStorage", "ShelveStorage", "Storage"]
+__all__ = ["InMemoryStorage", "JsonDirStorage", "ShelveStorage", "SqliteStorage", "Storage"]

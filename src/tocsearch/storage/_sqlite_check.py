@@ -1,0 +1,83 @@
+"""The row-by-row half of ``SqliteStorage.check()``: records, key columns, FTS5 texts, counts.
+
+SQLite's own checks vouch for pages and indexes; these vouch for what only tocsearch knows:
+that a row's key columns are the ones its record implies and that the full-text tables hold
+exactly the texts of the stored events and segments.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tocsearch.errors import StoreCorrupted
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._sqlite_fts import event_text, segment_fields
+from tocsearch.storage._sqlite_schema import decode_record, session_key, to_us
+
+__all__ = ["check_rows"]
+
+
+def _check_nodes(connection: sqlite3.Connection, database: Path) -> int:
+    longest = dict(connection.execute("SELECT level, longest_us FROM level_spans"))
+    rows = connection.execute(
+        "SELECT n.node_id, n.level, n.start_us, n.end_us, n.record, f.rowid IS NOT NULL, "
+        "f.title, f.summary, f.bullets, f.keywords "
+        "FROM nodes AS n LEFT JOIN segments_fts AS f ON f.rowid = n.id"
+    )
+    seen = 0
+    for node_id, level, start, end, text, indexed, *texts in rows:
+        seen += 1
+        node = decode_record(database, text, TocNode, node_id)
+        span = (to_us(node.start_time), to_us(node.end_time))
+        if (level, start, end) != (node.level.value, *span):
+            raise StoreCorrupted(f"{database}: the key columns of node {node_id!r} disagree")
+        if span[1] - span[0] > longest.get(level, -1):
+            raise StoreCorrupted(f"{database}: level_spans does not cover node {node_id!r}")
+        is_segment = node.level is TocLevel.SEGMENT
+        if indexed != is_segment or (is_segment and tuple(texts) != segment_fields(node)):
+            raise StoreCorrupted(f"{database}: segments_fts disagrees with node {node_id!r}")
+    return seen
+
+
+def _check_events(connection: sqlite3.Connection, database: Path) -> int:
+    rows = connection.execute(
+        "SELECT e.event_id, e.session, e.time_us, e.record, f.text "
+        "FROM events AS e LEFT JOIN events_fts AS f ON f.rowid = e.id"
+    )
+    seen = 0
+    for event_id, session, time_us, text, indexed_text in rows:
+        seen += 1
+        event = decode_record(database, text, Event, event_id)
+        if (session, time_us) != (session_key(event.session_id), to_us(event.timestamp)):
+            raise StoreCorrupted(f"{database}: the key columns of event {event_id!r} disagree")
+        if indexed_text != event_text(event):
+            raise StoreCorrupted(f"{database}: events_fts disagrees with event {event_id!r}")
+    return seen
+
+
+def check_rows(connection: sqlite3.Connection, database: Path) -> None:
+    """Raise StoreCorrupted, naming the first broken record, unless every row agrees.
+
+    Runtime complexity: O(n) rows read and decoded, for n records.
+    """
+    nodes = _check_nodes(connection, database)
+    events = _check_events(connection, database)
+    for grip_id, text in connection.execute("SELECT grip_id, record FROM grips"):
+        decode_record(database, text, Grip, grip_id)
+    counts = dict(connection.execute("SELECT kind, n FROM counts"))
+    if counts != {"nodes": nodes, "events": events}:
+        raise StoreCorrupted(
+            f"{database}: counts {counts} disagree with {nodes} nodes and {events} events"
+        )
+    indexed_segments = connection.execute("SELECT count(*) FROM segments_fts").fetchone()[0]
+    segments = connection.execute(
+        "SELECT count(*) FROM nodes WHERE level = ?", (TocLevel.SEGMENT.value,)
+    ).fetchone()[0]
+    indexed_events = connection.execute("SELECT count(*) FROM events_fts").fetchone()[0]
+    if (indexed_segments, indexed_events) != (segments, events):
+        raise StoreCorrupted(
+            f"{database}: the full-text tables hold {indexed_segments} segments and "
+            f"{indexed_events} events, the store {segments} and {events}"
+        )

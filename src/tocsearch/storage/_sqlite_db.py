@@ -1,0 +1,165 @@
+"""A connection to a store's SQLite database: opening it, turning SQLite's failures into
+tocsearch errors, and running writes as transactions.
+
+A writer's connection runs in WAL mode with ``synchronous=FULL``, so a committed transaction
+is in the fsynced log when ``COMMIT`` returns; a reader's connection is ``mode=ro`` and
+``query_only``. Both are in autocommit mode: writes begin and commit their own transactions,
+and each read sees the last committed state.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tocsearch.errors import StorageError, StoreClosed, StoreCorrupted, StoreLocked
+from tocsearch.storage._sqlite_fts import FTS_VERSION, fts_version
+from tocsearch.storage._sqlite_schema import SCHEMA_VERSION, create_schema
+
+__all__ = ["Database", "sqlite_errors"]
+
+# How long a connection waits for the moments when SQLite itself holds the file (recovery
+# of the log after a crash, a checkpoint).
+_BUSY_SECONDS = 5.0
+# Ids per "IN (...)" list: far below SQLite's limit on bound parameters.
+_CHUNK = 500
+
+
+@contextmanager
+def sqlite_errors(path: Path) -> Iterator[None]:
+    """Turn what SQLite raises into tocsearch errors naming the database file.
+
+    A busy or locked database is a :class:`StoreLocked`; a file that is not a database, a
+    damaged page or a missing table is a :class:`StoreCorrupted`; a failure of the disk
+    (full, unreadable) is a :class:`StorageError`.
+    """
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        message = str(error)
+        if "locked" in message or "busy" in message:
+            raise StoreLocked(f"{path}: {message}") from None
+        if "disk" in message or "unable to open" in message or "I/O" in message:
+            raise StorageError(f"{path}: {message}") from None
+        raise StoreCorrupted(f"{path}: {message}") from None
+    except sqlite3.DatabaseError as error:
+        raise StoreCorrupted(f"{path}: not a readable tocsearch database: {error}") from None
+
+
+def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        connection = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro",
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=_BUSY_SECONDS,
+        )
+        connection.execute("PRAGMA query_only = ON")
+        return connection
+    connection = sqlite3.connect(
+        os.fspath(path), isolation_level=None, check_same_thread=False, timeout=_BUSY_SECONDS
+    )
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+    if mode is None or str(mode[0]).lower() != "wal":
+        connection.close()
+        raise StorageError(f"{path}: SQLite refused write-ahead logging (journal mode {mode})")
+    # Durable when a commit returns, as the Storage protocol promises: fsync the log on every
+    # commit, not only at checkpoints.
+    connection.execute("PRAGMA synchronous = FULL")
+    return connection
+
+
+class Database:
+    """One connection to a store's database, shared by the store's calls.
+
+    Args:
+        path: the database file.
+        readonly: open it read-only.
+        create: lay out the tables of an empty database first.
+
+    Raises:
+        StoreCorrupted: the file is not a database, or of another schema version.
+    """
+
+    def __init__(self, path: Path, *, readonly: bool, create: bool = False) -> None:
+        self.path = path
+        self._write_lock = threading.Lock()
+        with sqlite_errors(path):
+            self._connection: sqlite3.Connection | None = _connect(path, readonly=readonly)
+            try:
+                if create:
+                    create_schema(self._connection)
+                self.check_versions()
+            except BaseException:
+                self.close()
+                raise
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection.
+
+        Raises:
+            StoreClosed: the database was closed.
+        """
+        if self._connection is None:
+            raise StoreClosed(f"{self.path} is closed")
+        return self._connection
+
+    def check_versions(self) -> None:
+        """Raise StoreCorrupted unless the schema and the FTS tables are the known versions."""
+        connection = self.connection()
+        with sqlite_errors(self.path):
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            found = fts_version(connection)
+        if version != SCHEMA_VERSION:
+            raise StoreCorrupted(
+                f"{self.path}: schema version {version}, this version reads {SCHEMA_VERSION}"
+            )
+        if found != FTS_VERSION:
+            raise StoreCorrupted(
+                f"{self.path}: full-text tables of version {found}, expected {FTS_VERSION}"
+            )
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Every row a query returns."""
+        connection = self.connection()
+        with sqlite_errors(self.path):
+            return connection.execute(sql, params).fetchall()
+
+    def value(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None when there is no row."""
+        rows = self.rows(sql, params)
+        return rows[0][0] if rows else None
+
+    def rows_in(self, sql: str, values: Sequence[Any]) -> list[Any]:
+        """The rows of ``sql``, whose ``{marks}`` is filled with one ``?`` per value, run in
+        chunks so any number of values can be passed."""
+        found: list[Any] = []
+        for start in range(0, len(values), _CHUNK):
+            chunk = values[start : start + _CHUNK]
+            found += self.rows(sql.format(marks=",".join("?" * len(chunk))), chunk)
+        return found
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """An immediate transaction: everything done in the block commits, or nothing does."""
+        connection = self.connection()
+        with self._write_lock, sqlite_errors(self.path):
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection; closing twice is fine."""
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            connection.close()
