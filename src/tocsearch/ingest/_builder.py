@@ -15,7 +15,7 @@ day and its ancestors, which repairs the tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
 
 import attrs
@@ -25,11 +25,11 @@ from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
 from tocsearch.ingest._config import BuildConfig
 from tocsearch.ingest._digests import DayDigests, Unions
 from tocsearch.ingest._grips import segment_bullets
+from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
     conversation_key,
-    counted_text,
     last_segment,
     overlap_tail,
     plan_segments,
@@ -259,7 +259,7 @@ class TocBuilder:
             # The same events give the same summary: only the overlap can differ.
             node = with_version(attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids), old)
         else:
-            summary = self.summarizer.summarize_events(self._as_summarized(plan.events))
+            summary = self.summarizer.summarize_events(for_summary(plan.events, self.config))
             bullets, grips = segment_bullets(plan, summary, self.config.grip_excerpt_chars)
             for grip in grips:
                 run.grips[grip.grip_id] = grip
@@ -273,14 +273,6 @@ class TocBuilder:
             else:
                 run.segments_changed += 1
         return node
-
-    def _as_summarized(self, events: Sequence[Event]) -> list[Event]:
-        """The events as the summarizer sees them: tool results cut like for counting."""
-        shown: list[Event] = []
-        for event in events:
-            text = counted_text(event, self.config)
-            shown.append(event if text is event.text else attrs.evolve(event, text=text))
-        return shown
 
     @staticmethod
     def _drop_grips(node: TocNode, run: _Run) -> None:
