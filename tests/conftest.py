@@ -1,8 +1,17 @@
-"""Hypothesis profiles: "dev" is quick, "ci" is thorough. CI=true picks "ci"."""
+"""Hypothesis profiles: "dev" is quick, "ci" is thorough. CI=true picks "ci".
+
+With ``TOCSEARCH_TEST_LOCK=msvcrt`` the session runs with ``fcntl`` hidden and the file stores
+over their Windows lock (see tests/_support/fallback_lock.py).
+"""
 
 from __future__ import annotations
 
 import os
+
+from tests._support import fallback_lock
+
+if fallback_lock.wanted():
+    fallback_lock.use_msvcrt_lock()
 
 from hypothesis import HealthCheck, settings
 
@@ -13,3 +22,11 @@ settings.register_profile(
     "dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_report_header() -> str:
+    """Name the writer lock the file stores use in this session."""
+    from tocsearch.storage import _lock
+
+    primitive = _lock.PRIMITIVE
+    return f"tocsearch writer lock: {primitive.name if primitive is not None else 'none'}"

@@ -10,14 +10,18 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests._support import fallback_lock
+
+if fallback_lock.wanted():
+    fallback_lock.use_msvcrt_lock()
+
 import attrs
 
+from tests._support.storage_helpers import open_file_store
 from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests._support.storage_helpers import open_file_store
 
 _T0 = datetime(2026, 1, 30, 22, 0, tzinfo=timezone.utc)
 
