@@ -12,14 +12,16 @@ removes them.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tocsearch.errors import InvalidArgument
+from tocsearch.errors import InvalidArgument, StoreCorrupted
 
 __all__ = [
     "MAX_STEM",
@@ -29,11 +31,29 @@ __all__ = [
     "fsync_file",
     "is_hashed_name",
     "is_temp_name",
+    "linked_error",
+    "open_file",
     "read_bytes",
+    "real_dir",
+    "refuse_links",
     "remove_file",
     "remove_temp_files",
     "write_atomically",
 ]
+
+# Flags that exist on only some platforms are 0 elsewhere: O_BINARY keeps Windows from
+# translating newlines, O_NOFOLLOW refuses a symbolic link as the last component of a path.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
+_CREATE = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+    | _NOFOLLOW
+)
+_DIRECTORY = getattr(os, "O_DIRECTORY", None)
 
 # Characters that stand for themselves in a file name: lower case only, so two names never
 # differ by case alone and a case-insensitive file system cannot merge two ids.
@@ -129,9 +149,60 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
+def linked_error(path: Path | str) -> StoreCorrupted:
+    """The error for a symbolic link found where a store keeps its own files or folders."""
+    return StoreCorrupted(
+        f"{path} is a symbolic link; tocsearch never reads, writes or deletes through a link "
+        "inside a store (remove the link, or run 'tocsearch check --repair')"
+    )
+
+
+def real_dir(directory: Path) -> Path:
+    """``directory`` itself, once checked to be a folder and not a symbolic link.
+
+    Raises:
+        StoreCorrupted: it is a link or not a folder.
+        FileNotFoundError: it does not exist.
+    """
+    mode = os.lstat(directory).st_mode
+    if stat.S_ISLNK(mode):
+        raise linked_error(directory)
+    if not stat.S_ISDIR(mode):
+        raise StoreCorrupted(f"{directory} is not a folder")
+    return directory
+
+
+def refuse_links(paths: Iterable[Path]) -> None:
+    """Raise StoreCorrupted when any of ``paths`` is a symbolic link (missing paths are fine)."""
+    for path in paths:
+        if os.path.islink(path):
+            raise linked_error(path)
+
+
+def open_file(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that refuses a symbolic link (checked with lstat where O_NOFOLLOW is
+    missing) and names what it found instead of a raw OS error."""
+    if not _NOFOLLOW and os.path.islink(path):
+        raise linked_error(path)
+    try:
+        return os.open(path, flags, mode)
+    except IsADirectoryError:
+        raise StoreCorrupted(f"{path} is a folder where a record file belongs") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise linked_error(path) from None
+        raise
+
+
 def fsync_dir(directory: Path) -> None:
-    """Make the entries of a directory (creations, renames, removals) durable."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    """Make the entries of a directory (creations, renames, removals) durable.
+
+    Windows cannot open a folder to fsync it (its renames are durable with the file's data), so
+    there this does nothing.
+    """
+    if _DIRECTORY is None:
+        return
+    fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
     try:
         os.fsync(fd)
     finally:
@@ -140,7 +211,7 @@ def fsync_dir(directory: Path) -> None:
 
 def fsync_file(path: Path) -> None:
     """Flush a file's data to the disk; fsync on any descriptor flushes the whole file."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_file(path, _READ)
     try:
         os.fsync(fd)
     finally:
@@ -149,7 +220,7 @@ def fsync_file(path: Path) -> None:
 
 def _write_temp(path: Path, data: bytes) -> Path:
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    fd = open_file(temp, _CREATE)
     try:
         view = memoryview(data)
         while view:
@@ -185,12 +256,17 @@ def write_atomically(files: Sequence[tuple[Path, bytes]]) -> None:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """The content of a file, or None when it does not exist."""
+    """The content of a file, or None when it does not exist.
+
+    Raises:
+        StoreCorrupted: the path is a symbolic link or a folder.
+    """
     try:
-        with open(path, "rb") as stream:
-            return stream.read()
+        fd = open_file(path, _READ)
     except FileNotFoundError:
         return None
+    with open(fd, "rb", closefd=True) as stream:
+        return stream.read()
 
 
 def remove_file(path: Path) -> bool:
@@ -207,7 +283,7 @@ def remove_temp_files(directories: Iterable[Path]) -> int:
     removed = 0
     for directory in directories:
         try:
-            entries = list(os.scandir(directory))
+            entries = list(os.scandir(real_dir(directory)))
         except FileNotFoundError:
             continue
         found = [entry for entry in entries if is_temp_name(entry.name)]

@@ -2,8 +2,10 @@
 
 Each line is ``<crc32 as 8 hex digits> <JSON list of operations>\\n`` and is written with one
 ``write`` on an ``O_APPEND`` descriptor, then fsynced. A batch is committed exactly when its line
-is whole on disk. A line cut short by a crash can only be the last one: readers ignore it and
-the next writer truncates it. A damaged line followed by whole ones is corruption.
+is whole on disk. A line cut short by a crash can only be the last one, and it has no newline
+(the newline is the last byte written): readers ignore it and the next writer truncates it. A
+line that ends in its newline but does not check out was damaged after it was written, and is
+reported as corruption wherever it is.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import StoreCorrupted
-from tocsearch.storage._files import read_bytes, write_atomically
+from tocsearch.storage._files import open_file, read_bytes, write_atomically
 
 __all__ = ["Journal", "JournalContents"]
 
@@ -40,13 +42,29 @@ def _decode(line: bytes) -> Batch | None:
     return ops if isinstance(ops, list) else None
 
 
+_APPEND = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_APPEND
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+)
+
+
+def encoded_size(ops: Batch) -> int:
+    """How many bytes the journal line of one batch takes."""
+    return len(_encode(ops))
+
+
 class JournalContents:
     """What a journal holds: its committed batches and where the committed part ends."""
 
-    def __init__(self, batches: list[Batch], committed: int, size: int) -> None:
+    def __init__(self, batches: list[Batch], committed: int, size: int, exists: bool) -> None:
         self.batches = batches
         self.committed = committed
         self.torn = committed != size
+        self.exists = exists
 
 
 class Journal:
@@ -60,27 +78,24 @@ class Journal:
         """Every committed batch, in order.
 
         Raises:
-            StoreCorrupted: a damaged line is followed by whole ones.
+            StoreCorrupted: a whole line (one that ends in its newline) is damaged.
         """
-        data = read_bytes(self.path) or b""
+        data = read_bytes(self.path)
         batches: list[Batch] = []
         offset = 0
-        bad_at: int | None = None
-        for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        for number, line in enumerate((data or b"").split(b"\n")[:-1], start=1):
             ops = _decode(line)
             if ops is None:
-                if bad_at is None:
-                    bad_at = number
-            elif bad_at is not None:
-                raise StoreCorrupted(f"{self.path}: line {bad_at} is damaged")
-            else:
-                batches.append(ops)
-                offset += len(line) + 1
-        return JournalContents(batches, offset, len(data))
+                raise StoreCorrupted(
+                    f"{self.path}: line {number} is damaged (its checksum or JSON is wrong)"
+                )
+            batches.append(ops)
+            offset += len(line) + 1
+        return JournalContents(batches, offset, len(data or b""), data is not None)
 
     def open_for_append(self, committed: int) -> None:
         """Start appending after the committed part, cutting off a torn tail first."""
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        fd = open_file(self.path, _APPEND)
         try:
             if os.fstat(fd).st_size != committed:
                 os.ftruncate(fd, committed)
@@ -89,6 +104,12 @@ class Journal:
             os.close(fd)
             raise
         self._fd = fd
+
+    def size(self) -> int:
+        """How many bytes the journal holds (all committed, while this writer appends)."""
+        if self._fd is None:
+            raise RuntimeError("journal is not open for appending")
+        return os.fstat(self._fd).st_size
 
     def append(self, ops: Batch) -> None:
         """Commit one batch: it is durable when this returns."""
@@ -102,8 +123,14 @@ class Journal:
     def rewrite(self, ops: Batch) -> None:
         """Replace the whole journal, atomically, with one batch (a snapshot)."""
         self.close()
-        write_atomically([(self.path, _encode(ops))])
-        self.open_for_append(len(_encode(ops)))
+        line = _encode(ops)
+        write_atomically([(self.path, line)])
+        self.open_for_append(len(line))
+
+    def create(self) -> None:
+        """Start a new journal with one line of no operations, so that a journal which holds
+        no line at all can only mean damage."""
+        write_atomically([(self.path, _encode([]))])
 
     def close(self) -> None:
         """Stop appending; closing twice is fine."""

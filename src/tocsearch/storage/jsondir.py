@@ -35,7 +35,9 @@ from tocsearch.storage._files import (
     encode_name,
     fsync_dir,
     is_hashed_name,
+    linked_error,
     read_bytes,
+    real_dir,
     remove_file,
     remove_temp_files,
     write_atomically,
@@ -110,6 +112,7 @@ class JsonDirStorage(FileStorage):
         try:
             if created:
                 self._lay_out()
+            self._check_layout(repair=lock is not None)
             self._spans = self._read_spans()
             if lock is not None:
                 remove_temp_files(self._all_dirs())
@@ -132,6 +135,21 @@ class JsonDirStorage(FileStorage):
         fsync_dir(self._path)
         write_marker(self._path, _FORMAT)
 
+    def _check_layout(self, *, repair: bool) -> None:
+        """Refuse a store whose folders are symbolic links; a writer puts back missing folders
+        (a folder deleted by hand must not make every later write fail)."""
+        fixed = [self._path / "grips", self._path / "events", self._path / "nodes"]
+        fixed += [self._path / "nodes" / level.value for level in TocLevel]
+        for directory in fixed:
+            try:
+                real_dir(directory)
+            except FileNotFoundError:
+                if not repair:
+                    continue
+                directory.mkdir()
+                fsync_dir(directory.parent)
+        self._session_dirs()
+
     def _all_dirs(self) -> list[Path]:
         found = [self._path, self._path / "grips", self._path / "events"]
         found += [self._path / "nodes" / level.value for level in TocLevel]
@@ -143,7 +161,10 @@ class JsonDirStorage(FileStorage):
             entries = list(os.scandir(self._path / "events"))
         except FileNotFoundError:
             return []
-        return [Path(entry.path) for entry in entries if entry.is_dir()]
+        for entry in entries:
+            if entry.is_symlink():
+                raise linked_error(entry.path)
+        return [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
 
     def _node_path(self, node_id: str) -> Path:
         level = parse_node_id(node_id).level
@@ -363,8 +384,12 @@ class JsonDirStorage(FileStorage):
             if (old := self._event_index.session_of(event.event_id)) is not None
             and old != event.session_id
         ]
-        new_dirs = [path.parent for path, _ in files if not path.parent.is_dir()]
-        for directory in dict.fromkeys(new_dirs):
+        new_dirs = [
+            directory
+            for directory in dict.fromkeys(path.parent for path, _ in files)
+            if not self._session_dir_exists(directory)
+        ]
+        for directory in new_dirs:
             directory.mkdir()
         if new_dirs:
             fsync_dir(self._path / "events")
@@ -374,6 +399,14 @@ class JsonDirStorage(FileStorage):
             remove_file(path)
         for directory in dict.fromkeys(path.parent for path in moved):
             fsync_dir(directory)
+
+    @staticmethod
+    def _session_dir_exists(directory: Path) -> bool:
+        try:
+            real_dir(directory)
+        except FileNotFoundError:
+            return False
+        return True
 
     # -- queries that need the exact timestamps ------------------------------------------------
     def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:

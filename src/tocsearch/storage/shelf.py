@@ -15,6 +15,14 @@ delete. This store never lets it do any of those. Every record version goes unde
 writes a journal line. A batch is durable once ``.dat`` and ``.dir`` are fsynced and its
 journal line is fsynced; keys written by a batch that never reached the journal are ignored.
 Space held by replaced or deleted versions is not reclaimed.
+
+Damage to the journal is told apart from a crash. A new journal starts with one line, so an
+empty one was emptied. Every batch that writes records also writes a ``j<n>`` key holding the
+size of the committed journal when the batch began; a journal shorter than the newest of those
+sizes has lost committed lines, deleted, emptied or cut short. A whole line that does not check
+out was changed after it was written. Each of these makes opening and :meth:`check` raise
+:class:`StoreCorrupted`; ``tocsearch check --repair`` rebuilds the store from the events in
+``records.dat``.
 """
 
 from __future__ import annotations
@@ -37,10 +45,11 @@ from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import (
     fsync_dir,
     fsync_file,
+    refuse_links,
     remove_temp_files,
     write_atomically,
 )
-from tocsearch.storage._files_journal import Batch, Journal
+from tocsearch.storage._files_journal import Batch, Journal, JournalContents, encoded_size
 from tocsearch.storage._files_store import FileStorage, open_store_dir, write_marker
 
 __all__ = ["ShelveStorage"]
@@ -98,6 +107,10 @@ def _key_number(key: bytes) -> int:
         return -1
 
 
+_MARK = "j"
+"""The kind of the keys that record how long the committed journal was when a batch began."""
+
+
 class ShelveStorage(FileStorage):
     """A durable store in one :mod:`shelve` database, for small and medium histories.
 
@@ -121,6 +134,10 @@ class ShelveStorage(FileStorage):
         self._journal = Journal(directory / "journal.log")
         self._shelf: _JsonShelf | None = None
         try:
+            refuse_links(
+                [self._journal.path]
+                + [self._base.with_suffix(end) for end in (".dat", ".dir", ".bak")]
+            )
             if lock is not None:
                 remove_temp_files([directory])
                 if created:
@@ -130,6 +147,7 @@ class ShelveStorage(FileStorage):
             self._shelf = self._open_shelf()
             if created:
                 fsync_file(self._base.with_suffix(".dat"))
+                self._journal.create()
                 fsync_dir(directory)
                 write_marker(directory, _FORMAT)
             self._load()
@@ -158,8 +176,45 @@ class ShelveStorage(FileStorage):
                 ) from None
             return _JsonShelf(cast(MutableMapping[bytes, bytes], database))
 
+    def _verify_journal(self, contents: JournalContents) -> None:
+        """Raise StoreCorrupted when the journal holds less than the store has committed."""
+        assert self._shelf is not None
+        keys = [key for key in self._shelf.database if key[:1] == _MARK.encode()]
+        if not contents.exists:
+            if keys or any(True for _ in self._shelf.database):
+                raise StoreCorrupted(
+                    f"{self._journal.path} is missing, but records.dat holds records; "
+                    "run 'tocsearch check --repair' to rebuild the store from its events"
+                )
+            return
+        # A journal starts with one line; one with none was emptied (or is older than that
+        # rule, and then it is empty only while the store holds no record).
+        if not contents.batches and not contents.torn and any(True for _ in self._shelf.database):
+            raise StoreCorrupted(
+                f"{self._journal.path} is empty, but records.dat holds records; "
+                "run 'tocsearch check --repair' to rebuild the store from its events"
+            )
+        if not keys:
+            return
+        newest = max(keys, key=_key_number).decode()
+        try:
+            expected = int(self._shelf[newest])
+        except Exception as error:
+            raise StoreCorrupted(
+                f"{self._base.with_suffix('.dat')}: journal size record {newest} is damaged: "
+                f"{error}"
+            ) from None
+        if contents.committed < expected:
+            raise StoreCorrupted(
+                f"{self._journal.path} holds {contents.committed} bytes of committed batches, "
+                f"but the store had committed {expected} bytes before its last batch: "
+                "committed lines were lost; run 'tocsearch check --repair' to rebuild the store "
+                "from its events"
+            )
+
     def _load(self) -> None:
         contents = self._journal.read()
+        self._verify_journal(contents)
         nodes: dict[str, tuple[str, TocLevel, datetime, datetime]] = {}
         grips: dict[str, str] = {}
         events: dict[str, tuple[str, datetime, str]] = {}
@@ -186,7 +241,13 @@ class ShelveStorage(FileStorage):
             self._journal.open_for_append(contents.committed)
             live = len(nodes) + len(grips) + len(events)
             if ops_seen > 2 * live + 64:
-                self._journal.rewrite(self._snapshot(nodes, grips, events))
+                snapshot = self._snapshot(nodes, grips, events)
+                size = encoded_size(snapshot)
+                if size <= contents.committed:
+                    # Recorded first: the journal is at least this long before the rewrite
+                    # and exactly this long after it.
+                    self._commit_records([(self._new_key(_MARK), str(size))])
+                    self._journal.rewrite(snapshot)
 
     @staticmethod
     def _apply(
@@ -237,13 +298,18 @@ class ShelveStorage(FileStorage):
 
     def _commit(self, records: list[tuple[str, str]], ops: Batch) -> None:
         """Append the records under fresh keys, make them durable, then commit the batch."""
+        if records:
+            mark = (self._new_key(_MARK), str(self._journal.size()))
+            self._commit_records([*records, mark])
+        self._journal.append(ops)
+
+    def _commit_records(self, records: list[tuple[str, str]]) -> None:
+        """Append values under fresh keys and make them durable (they are not committed yet)."""
         assert self._shelf is not None
         for key, text in records:
             self._shelf[key] = text
-        if records:
-            fsync_file(self._base.with_suffix(".dat"))
-            fsync_file(self._base.with_suffix(".dir"))
-        self._journal.append(ops)
+        fsync_file(self._base.with_suffix(".dat"))
+        fsync_file(self._base.with_suffix(".dir"))
 
     def _read(self, key: str | None, cls: type[_R], record_id: str) -> _R | None:
         if key is None:
@@ -332,7 +398,7 @@ class ShelveStorage(FileStorage):
             StoreCorrupted: naming the first broken record and the file that holds it.
         """
         self._ensure_open()
-        self._journal.read()
+        self._verify_journal(self._journal.read())
         super().check()
 
     def _reload(self) -> None:

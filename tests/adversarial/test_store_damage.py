@@ -1,0 +1,212 @@
+"""Damage done to a store from outside (deleted, emptied, cut or changed files, symbolic links)
+is reported as StoreCorrupted, never answered around; nothing is read, written or deleted
+through a link inside a store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from tests._support.storage_helpers import make_event, make_node
+
+from tocsearch import ids
+from tocsearch.errors import StorageError, StoreCorrupted
+from tocsearch.levels import TocLevel
+from tocsearch.storage.jsondir import JsonDirStorage
+from tocsearch.storage.shelf import ShelveStorage
+
+_T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
+
+
+def _shelve_store(path: Path) -> None:
+    """A shelve store written in several batches, so its journal has several lines."""
+    with ShelveStorage(path) as store:
+        for batch in range(4):
+            when = _T0 + timedelta(hours=batch)
+            store.put_events(
+                [make_event(when + timedelta(seconds=n), f"b{batch}n{n}") for n in range(3)]
+            )
+            store.put_node(
+                make_node(ids.segment_id(when.date(), f"s{batch}"), TocLevel.SEGMENT, when)
+            )
+
+
+def _delete(journal: Path) -> None:
+    journal.unlink()
+
+
+def _empty(journal: Path) -> None:
+    journal.write_bytes(b"")
+
+
+def _cut_in_half(journal: Path) -> None:
+    data = journal.read_bytes()
+    journal.write_bytes(data[: len(data) // 2])
+
+
+def _drop_last_lines(journal: Path) -> None:
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join(lines[:-3]))
+
+
+def _change_a_byte_in_the_last_line(journal: Path) -> None:
+    data = bytearray(journal.read_bytes())
+    assert data.endswith(b"\n")
+    start = data.rfind(b"\n", 0, len(data) - 1) + 1
+    spot = start + 20
+    data[spot] = ord("x") if data[spot] != ord("x") else ord("y")
+    journal.write_bytes(bytes(data))
+
+
+JOURNAL_DAMAGE: dict[str, Callable[[Path], None]] = {
+    "deleted": _delete,
+    "emptied": _empty,
+    "cut in half": _cut_in_half,
+    "last lines dropped": _drop_last_lines,
+    "a byte changed in the last whole line": _change_a_byte_in_the_last_line,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(JOURNAL_DAMAGE))
+@pytest.mark.parametrize("readonly", [False, True])
+def test_shelve_journal_damage_is_reported_on_open(
+    damage: str, readonly: bool, tmp_path: Path
+) -> None:
+    """A journal deleted, emptied, cut or changed makes opening raise StoreCorrupted, for a
+    writer and for a reader, instead of opening with records missing."""
+    path = tmp_path / "store"
+    _shelve_store(path)
+    JOURNAL_DAMAGE[damage](path / "journal.log")
+    with pytest.raises(StoreCorrupted, match=r"journal\.log"):
+        ShelveStorage(path, readonly=readonly)
+
+
+@pytest.mark.parametrize("damage", sorted(JOURNAL_DAMAGE))
+def test_shelve_journal_damage_is_reported_by_check(damage: str, tmp_path: Path) -> None:
+    """check() on an open store finds journal damage done after it opened."""
+    path = tmp_path / "store"
+    _shelve_store(path)
+    with ShelveStorage(path, readonly=True) as reader:
+        reader.check()
+        JOURNAL_DAMAGE[damage](path / "journal.log")
+        with pytest.raises(StoreCorrupted, match=r"journal\.log"):
+            reader.check()
+
+
+def test_shelve_store_whose_journal_was_compacted_still_opens(tmp_path: Path) -> None:
+    """A writer that rewrites a long journal as one snapshot leaves a store that opens, checks
+    and holds every record: the rewrite is not mistaken for lost lines."""
+    path = tmp_path / "store"
+    node_id = ids.segment_id(_T0.date(), "again")
+    with ShelveStorage(path) as store:
+        for version in range(1, 120):
+            store.put_node(make_node(node_id, TocLevel.SEGMENT, _T0, hours=version / 100))
+    before = (path / "journal.log").stat().st_size
+    with ShelveStorage(path) as store:
+        store.check()
+    assert (path / "journal.log").stat().st_size < before
+    for readonly in (True, False):
+        with ShelveStorage(path, readonly=readonly) as store:
+            store.check()
+            assert store.get_node(node_id).end_time == _T0 + timedelta(hours=1.19)
+
+
+# -- symbolic links ----------------------------------------------------------------------------
+def _jsondir_store(path: Path) -> None:
+    with JsonDirStorage(path) as store:
+        store.put_events([make_event(_T0, "a", session="s1")])
+        store.put_node(make_node(ids.segment_id(_T0.date(), "s"), TocLevel.SEGMENT, _T0))
+        store.put_node(make_node(ids.day_id(_T0.date()), TocLevel.DAY, _T0))
+
+
+def _outside_tree(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*"))
+
+
+def _replace_with_link(target: Path, outside: Path) -> None:
+    """Move ``target`` to ``outside`` and leave a link to it in its place."""
+    os.rename(target, outside)
+    os.symlink(outside, target)
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_jsondir_linked_session_folder_is_refused(readonly: bool, tmp_path: Path) -> None:
+    """A session folder that is a link to somewhere else stops the store from opening."""
+    path, outside = tmp_path / "store", tmp_path / "outside"
+    _jsondir_store(path)
+    session = next((path / "events").iterdir())
+    _replace_with_link(session, outside)
+    (outside / ".left.json.0a0b0c0d.tmp").write_bytes(b"{}")
+    before = _outside_tree(outside)
+    with (
+        pytest.raises(StoreCorrupted, match="symbolic link"),
+        JsonDirStorage(path, readonly=readonly) as store,
+    ):
+        store.put_events([make_event(_T0 + timedelta(minutes=1), "b", session="s1")])
+    assert _outside_tree(outside) == before
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_jsondir_linked_level_folder_is_refused(readonly: bool, tmp_path: Path) -> None:
+    """nodes/segment as a link to somewhere else stops the store from opening."""
+    path, outside = tmp_path / "store", tmp_path / "outside"
+    _jsondir_store(path)
+    _replace_with_link(path / "nodes" / "segment", outside)
+    before = _outside_tree(outside)
+    with pytest.raises(StoreCorrupted, match="symbolic link"):
+        JsonDirStorage(path, readonly=readonly)
+    assert _outside_tree(outside) == before
+
+
+def test_jsondir_linked_record_file_is_not_read(tmp_path: Path) -> None:
+    """A node file that is a link to a file outside is refused when read and by check()."""
+    path, outside = tmp_path / "store", tmp_path / "outside.json"
+    _jsondir_store(path)
+    day_file = next((path / "nodes" / "day").iterdir())
+    _replace_with_link(day_file, outside)
+    with JsonDirStorage(path, readonly=True) as store:
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            store.get_node(ids.day_id(_T0.date()))
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            store.check()
+
+
+@pytest.mark.parametrize("backend", [JsonDirStorage, ShelveStorage])
+def test_linked_lock_file_is_refused_and_its_target_never_made(
+    backend: type[JsonDirStorage] | type[ShelveStorage], tmp_path: Path
+) -> None:
+    """A .lock that is a link (even to a missing file) is refused; nothing is created there."""
+    path, outside = tmp_path / "store", tmp_path / "made-by-the-lock"
+    backend(path).close()
+    (path / ".lock").unlink()
+    os.symlink(outside, path / ".lock")
+    with pytest.raises(StorageError, match="symbolic link"):
+        backend(path)
+    assert not outside.exists()
+
+
+@pytest.mark.parametrize("backend", [JsonDirStorage, ShelveStorage])
+def test_lock_that_is_a_folder_is_named(
+    backend: type[JsonDirStorage] | type[ShelveStorage], tmp_path: Path
+) -> None:
+    """A .lock that is a folder gives an error that says so."""
+    path = tmp_path / "store"
+    backend(path).close()
+    (path / ".lock").unlink()
+    (path / ".lock").mkdir()
+    with pytest.raises(StorageError, match="is a folder"):
+        backend(path)
+
+
+@pytest.mark.parametrize("name", ["journal.log", "records.dat", "records.dir"])
+def test_shelve_linked_files_are_refused(name: str, tmp_path: Path) -> None:
+    """A shelve file replaced by a link to a copy outside is refused on open."""
+    path, outside = tmp_path / "store", tmp_path / "outside"
+    _shelve_store(path)
+    _replace_with_link(path / name, outside)
+    for readonly in (False, True):
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            ShelveStorage(path, readonly=readonly)
