@@ -10,7 +10,10 @@ JSONL format so that benchmarks import it with the library's own importer.
 
 After a tree is built, :func:`leaked_needles` lists the needles whose terms reached any node's
 title, summary, bullets or keywords, or any grip's excerpt: such a needle could be found
-without reading raw events, so benchmarks leave it out (and report how many).
+without reading raw events, so benchmarks leave it out (and report how many). A term said once
+is just what an extractive summary likes to quote, so about half of them leak; a history
+therefore holds ``SPARE`` times the needles a benchmark asks, and :func:`pick_needles` takes the
+first ones of each size that stayed in raw turns only.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -33,12 +36,14 @@ from tocsearch.storage.protocol import Storage
 
 __all__ = [
     "DAYS",
+    "SPARE",
     "TURNS_PER_SESSION",
     "Needle",
     "PlantedHistory",
     "leaked_needles",
     "month_hint",
     "needle_word",
+    "pick_needles",
     "plant_history",
     "read_needles",
     "write_jsonl",
@@ -48,6 +53,8 @@ __all__ = [
 DAYS = 6 * 365
 """Six years of days: 105,120 events at 6 sessions of 8 turns a day, 1M at 57."""
 TURNS_PER_SESSION = 8
+SPARE = 4
+"""Needles planted per needle asked: enough that leaks still leave the asked number."""
 
 _NEEDLE_SYLLABLES = ("brin", "stov", "glap", "trum", "skel", "drof", "plin", "crag", "whel")
 _NEEDLE_END = "k"  # no syllable starts with k, so a needle word is a prefix of nothing else
@@ -124,8 +131,8 @@ def plant_history(
     events: int, *, needles_per_size: int = 20, max_terms: int = 3, seed: int = 29
 ) -> PlantedHistory:
     """About ``events`` events over six years (fewer days for small sizes, so sessions keep
-    their 8 turns), with ``needles_per_size`` needles of each size from 1 to ``max_terms``
-    terms, each in its own turn.
+    their 8 turns), with ``SPARE * needles_per_size`` needles of each size from 1 to
+    ``max_terms`` terms, each in its own turn.
 
     Raises:
         InvalidArgument: fewer events than needles, or a count below 1.
@@ -146,7 +153,7 @@ def plant_history(
         topics=0,
         seed=seed,
     )
-    count = needles_per_size * max_terms
+    count = SPARE * needles_per_size * max_terms
     if count > len(generated):
         raise InvalidArgument(f"{count} needles do not fit in {len(generated)} events")
     rng = random.Random(seed)
@@ -163,6 +170,28 @@ def plant_history(
         generated[place] = attrs.evolve(event, text=" ".join(said))
         needles.append(Needle(terms, event.event_id, event.timestamp))
     return PlantedHistory(tuple(generated), tuple(needles))
+
+
+def pick_needles(
+    needles: Sequence[Needle], leaked: Collection[str], per_size: int
+) -> tuple[Needle, ...]:
+    """The first ``per_size`` needles of each size whose event id is not in ``leaked``, in the
+    order given.
+
+    Raises:
+        InvalidArgument: ``per_size`` is less than 1.
+    """
+    if per_size < 1:
+        raise InvalidArgument(f"per_size must be at least 1, got {per_size}")
+    taken: dict[int, int] = {}
+    picked: list[Needle] = []
+    for needle in needles:
+        size = len(needle.terms)
+        if needle.event_id in leaked or taken.get(size, 0) >= per_size:
+            continue
+        taken[size] = taken.get(size, 0) + 1
+        picked.append(needle)
+    return tuple(picked)
 
 
 def write_jsonl(events: Iterable[Event], path: Path) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 
 from benchmarks._lexical import Fts5Index
-from benchmarks._planted import Needle
+from benchmarks._planted import Needle, pick_needles
 from benchmarks._planted_cache import BuiltStore, History, open_built
 from benchmarks._timing import Timing, time_calls
 from tocsearch.errors import InvalidArgument
@@ -56,9 +56,12 @@ class PlantedRow:
     store: BuiltStore
     needles: int
     leaked: int
+    planted: int
     token_budget: int
     open_seconds: float
+    """Opening the store (for ``memory``: loading the cached pickle, not a user's step)."""
     first_answer_seconds: float
+    """The first question after opening, alone."""
     navigate_plain: Found
     navigate_hinted: Found
     answer_tokens_median: float
@@ -152,13 +155,13 @@ def measure_planted(
     grep: TurnGrep,
     *,
     token_budget: int,
+    per_size: int,
     grep_calls: int,
 ) -> PlantedRow:
-    """Open the built store (timed, with its first answer), then ask every needle that did not
-    leak of the navigator and of FTS5, and the first ``grep_calls`` of the grep, bare and with
-    their month."""
-    leaked = set(store.leaked)
-    needles = [n for n in history.needles if n.event_id not in leaked]
+    """Open the built store (timed, with its first answer), then ask ``per_size`` needles of
+    each size that did not leak (:func:`~benchmarks._planted.pick_needles`) of the navigator
+    and of FTS5, and the first ``grep_calls`` of them of the grep, bare and with their month."""
+    needles = list(pick_needles(history.needles, set(store.leaked), per_size))
     if not needles:
         raise InvalidArgument(f"every needle of {history.directory} leaked into the tree")
     started = time.perf_counter()
@@ -195,9 +198,10 @@ def measure_planted(
         store=store,
         needles=len(needles),
         leaked=len(store.leaked),
+        planted=len(history.needles),
         token_budget=token_budget,
         open_seconds=opened - started,
-        first_answer_seconds=answered - started,
+        first_answer_seconds=answered - opened,
         navigate_plain=plain,
         navigate_hinted=hinted,
         answer_tokens_median=float(ordered[len(ordered) // 2]) if ordered else 0.0,

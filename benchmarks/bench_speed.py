@@ -1,15 +1,22 @@
-"""Speed at scale: index-free search, navigation, ingest, opening a store, memory.
+"""Speed at scale: index-free search, navigation, ingest, opening a store, memory, and planted
+needles through the real pipeline.
 
 Usage::
 
-    python benchmarks/bench_speed.py --quick          # CI smoke run, well under a minute
-    python benchmarks/bench_speed.py                  # the full sizes (several minutes)
+    python benchmarks/bench_speed.py --quick          # CI smoke run, seconds
+    python benchmarks/bench_speed.py                  # the full sizes (long: see below)
     python benchmarks/bench_speed.py --sizes 1000,10000 --calls 100 --sections navigate
+    python benchmarks/bench_speed.py --sections planted --planted 100000:memory+jsondir
 
-Trees for search and navigation are generated directly (:func:`benchmarks.synth.generate_tree`:
-segments with bullets, keywords and grips, plus rollups; no events), because building 300,000
-segments through the builder would take far longer than the walk being measured. Ingest is
-measured separately, through :class:`tocsearch.TocBuilder`, on generated events.
+Trees for the ``search`` and ``navigate`` sections are generated directly
+(:func:`benchmarks.synth.generate_tree`: segments with bullets, keywords and grips, plus
+rollups; no events), so they measure the walk over summaries alone. The ``planted`` section is
+what a user gets: generated conversations written as JSONL, imported with the JSONL importer,
+built with :class:`tocsearch.TocBuilder` into each backend, with needle terms said once in one
+raw turn (checked to be in no title, summary, bullet, keyword or excerpt), asked of the
+navigator at the budget users pass and of SQLite FTS5 and a plain grep over the same turns.
+Built stores are cached under ``benchmarks/.cache/planted`` (a 1M-event build takes minutes;
+``--rebuild`` forces one).
 
 Output is Markdown tables on stdout; the goals are printed beside the measurements and never
 asserted.
@@ -31,6 +38,15 @@ if __package__ in (None, ""):
     # Run as a script: make the repository root importable so `benchmarks` resolves.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._planted_cache import DEFAULT_ROOT
+from benchmarks._planted_report import (
+    FULL_PLAN,
+    QUICK_PLAN,
+    PlantedSettings,
+    parse_plan,
+    render_planted,
+    run_planted,
+)
 from benchmarks._speed import (
     IngestRow,
     NavigateRow,
@@ -43,8 +59,9 @@ from benchmarks._speed import (
     measure_search_node,
 )
 from benchmarks._timing import Timing
+from tocsearch.errors import InvalidArgument
 
-SECTIONS = ("search", "navigate", "ingest", "open", "memory")
+SECTIONS = ("search", "navigate", "ingest", "open", "memory", "planted")
 BACKENDS = ("memory", "jsondir", "shelf")
 
 
@@ -171,6 +188,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sections", default=",".join(SECTIONS), help=f"any of {', '.join(SECTIONS)}"
     )
+    parser.add_argument(
+        "--planted",
+        help=f"history sizes and backends, SIZE:BACKEND+BACKEND,... (default {FULL_PLAN}; "
+        f"quick {QUICK_PLAN})",
+    )
+    parser.add_argument("--needles", type=int, help="needles of each size (1, 2, 3 terms)")
+    parser.add_argument(
+        "--token-budget", type=int, default=1000, help="the navigator's token_budget (1000)"
+    )
+    parser.add_argument("--grep-calls", type=int, help="needles asked of the plain grep")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_ROOT, help="built stores")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child is not None:
@@ -191,6 +220,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
         parser.error(f"unknown sections {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    try:
+        plan = parse_plan(args.planted or (QUICK_PLAN if quick else FULL_PLAN))
+    except InvalidArgument as error:
+        parser.error(str(error))
+    if args.token_budget < 1:
+        parser.error(f"--token-budget must be at least 1, got {args.token_budget}")
+    planted = PlantedSettings(
+        cache=args.cache_dir,
+        needles_per_size=args.needles or (5 if quick else 20),
+        token_budget=args.token_budget,
+        grep_calls=args.grep_calls or (6 if quick else 12),
+        rebuild=args.rebuild,
+    )
 
     print(f"# tocsearch speed ({'quick' if quick else 'full'})\n\nMachine: {machine()}\n")
     if "search" in sections:
@@ -216,6 +258,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "## Resident memory (InMemoryStorage, nodes and grips)\n\n"
             f"{memory_segments:,} segments ({nodes:,} nodes, 5 grips per segment): "
             f"{added / 2**20:,.0f} MiB, {per_100k / 2**20:,.0f} MiB per 100k segments\n"
+        )
+    if "planted" in sections:
+        planted_rows, notes = run_planted(plan, planted)
+        print(
+            "## Planted needles through the real pipeline\n\n"
+            + render_planted(planted_rows, notes)
+            + "\n",
+            flush=True,
         )
     return 0
 
