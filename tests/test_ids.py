@@ -402,3 +402,31 @@ def test_periods_tile_the_calendar(day: date) -> None:
     if after_year <= date(9998, 12, 31):
         following = ids.parse_node_id(ids.calendar_node_id(TocLevel.YEAR, after_year))
         assert following.first_day == after_year
+
+
+@given(floor=utc_datetimes(), when=utc_datetimes(), suffix=suffixes)
+def test_the_event_id_floor_splits_ids_by_time(
+    floor: datetime, when: datetime, suffix: str
+) -> None:
+    """An event id sorts at or after the floor of a time exactly when its millisecond is at or
+    after that time's: range reads over ids in time order start at the floor."""
+    at_or_after = ids.to_epoch_ms(when) >= ids.to_epoch_ms(floor)
+    assert (ids.event_id(when, suffix) >= ids.event_id_floor(floor)) == at_or_after
+
+
+@given(day=st.dates(min_value=date(1971, 1, 1)), other=st.dates(), suffix=suffixes)
+def test_a_segment_id_starts_with_its_days_prefix_only(day: date, other: date, suffix: str) -> None:
+    """Every segment id of a day starts with that day's segment prefix and no other day's."""
+    made = ids.segment_id(day, suffix)
+    assert made.startswith(ids.segment_prefix(day))
+    assert made.startswith(ids.segment_prefix(other)) == (other == day)
+    assert ids.node_period(made) == f"{day.isoformat()}:{suffix}"
+
+
+def test_node_period_is_what_the_id_names_after_its_level() -> None:
+    """The period of each kind of node id, as written in it; a non-id is refused."""
+    assert ids.node_period("toc:year:2026") == "2026"
+    assert ids.node_period("toc:week:2026-W05") == "2026-W05"
+    assert ids.node_period("toc:day:2026-01-30") == "2026-01-30"
+    with pytest.raises(InvalidId):
+        ids.node_period("evt:1769763600000:a")

@@ -80,7 +80,7 @@ def test_naive_datetimes_rejected(record: str, field: str) -> None:
 @pytest.mark.parametrize(("record", "field"), TIME_FIELDS)
 def test_non_datetimes_rejected(record: str, field: str) -> None:
     """A string or number where a datetime belongs is refused, naming the value."""
-    with pytest.raises(InvalidArgument, match="expected a datetime, got str: '2026-01-30'"):
+    with pytest.raises(InvalidArgument, match="must be a datetime, got str: '2026-01-30'"):
         MAKERS[record](**{field: "2026-01-30"})
 
 

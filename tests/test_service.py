@@ -177,7 +177,9 @@ def test_budget_below_empty_response_is_invalid(service: MemoryService) -> None:
     """A budget too small for even an empty response is refused with the sizes named."""
     with pytest.raises(InvalidArgument, match="smallest possible response"):
         service.search_node(SearchNodeRequest("toc:segment:2026-01-30:a", "jwt", token_budget=3))
-    with pytest.raises(InvalidArgument, match="token_budget must be at least 1"):
+    with pytest.raises(
+        InvalidArgument, match="token_budget must be a whole number of at least 1, got 0"
+    ):
         service.search_node(SearchNodeRequest("toc:segment:2026-01-30:a", "jwt", token_budget=0))
 
 

@@ -14,6 +14,7 @@ from tocsearch.service import (
     SearchChildrenResponse,
     SearchNodeResponse,
 )
+from tocsearch.text import clip
 
 __all__ = [
     "browse_page",
@@ -42,10 +43,6 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _shorten(text: str, width: int = _WIDTH) -> str:
-    return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" ...")
-
-
 def ingest_report(totals: Mapping[str, int]) -> str:
     rows = [[key.replace("_", " "), f"{value:,}"] for key, value in totals.items()]
     return _table(rows)
@@ -57,7 +54,7 @@ def node_matches(response: SearchNodeResponse) -> str:
     rows = [["score", "field", "text"]]
     for match in response.matches:
         grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
-        rows.append([f"{match.score:.2f}", match.field.value, _shorten(match.text, 80) + grips])
+        rows.append([f"{match.score:.2f}", match.field.value, clip(match.text, 80) + grips])
     more = "\n(more matches were cut by the limit or budget)" if response.has_more else ""
     return f"{response.node_id} ({response.level.value})\n{_table(rows)}{more}"
 
@@ -67,10 +64,10 @@ def search_results(response: SearchChildrenResponse) -> str:
         return "No matching nodes."
     blocks = []
     for result in response.results:
-        lines = [f"{result.relevance_score:.2f}  {result.node_id}  {_shorten(result.title, 70)}"]
+        lines = [f"{result.relevance_score:.2f}  {result.node_id}  {clip(result.title, 70)}"]
         for match in result.matches[:3]:
             grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
-            lines.append(f"      {match.field.value:<8}  {_shorten(match.text, 70)}{grips}")
+            lines.append(f"      {match.field.value:<8}  {clip(match.text, 70)}{grips}")
         blocks.append("\n".join(lines))
     more = (
         "\n(more nodes matched; raise --limit or --budget to see them)" if response.has_more else ""
@@ -147,7 +144,7 @@ def node_list(nodes: Sequence[TocNode]) -> str:
         [
             toc_node.node_id,
             f"{toc_node.start_time:%Y-%m-%d}..{toc_node.end_time:%Y-%m-%d}",
-            _shorten(toc_node.title, 60),
+            clip(toc_node.title, 60),
         ]
         for toc_node in nodes
     ]

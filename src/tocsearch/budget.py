@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from tocsearch._checks import whole_number
 from tocsearch.converter import to_json
 from tocsearch.errors import InvalidArgument
 from tocsearch.text import TokenEstimator
@@ -43,10 +44,7 @@ def fit_to_budget(
     """
     if budget is None:
         return build(items, has_more)
-    if budget < 1:
-        raise InvalidArgument(
-            f"token_budget must be at least 1 (or None for no limit), got {budget}"
-        )
+    whole_number("token_budget", budget)
     full = build(items, has_more)
     if response_tokens(full, estimator) <= budget:
         return full

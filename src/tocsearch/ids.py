@@ -27,28 +27,39 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
+from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidId
 from tocsearch.levels import TocLevel
 
 __all__ = [
+    "EVENT_PREFIX",
+    "GRIP_PREFIX",
     "NodeKey",
     "calendar_node_id",
     "day_id",
     "event_id",
+    "event_id_floor",
     "from_epoch_ms",
     "grip_id",
     "level_of",
     "month_id",
     "month_of_week",
+    "node_period",
     "parent_id",
     "parse_event_id",
     "parse_grip_id",
     "parse_node_id",
     "segment_id",
+    "segment_prefix",
     "to_epoch_ms",
     "week_id",
     "year_id",
 ]
+
+EVENT_PREFIX = "evt:"
+"""How every event id starts."""
+GRIP_PREFIX = "grip:"
+"""How every grip id starts."""
 
 _MAX_EPOCH_MS = 10**13 - 1  # 13 digits: up to the year 2286
 _SUFFIX = r"[A-Za-z0-9_.:-]{1,200}"
@@ -61,8 +72,8 @@ _NODE_RE = re.compile(
     r"|segment:(?P<s_day>\d{4}-\d{2}-\d{2}):(?P<suffix>" + _SUFFIX + r")"
     r")"
 )
-_EVENT_RE = re.compile(r"evt:(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")")
-_GRIP_RE = re.compile(r"grip:(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")")
+_EVENT_RE = re.compile(EVENT_PREFIX + r"(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")")
+_GRIP_RE = re.compile(GRIP_PREFIX + r"(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")")
 _SUFFIX_RE = re.compile(_SUFFIX)
 
 
@@ -93,9 +104,7 @@ class NodeKey:
 
 def to_epoch_ms(when: datetime) -> int:
     """Milliseconds since the Unix epoch of a timezone-aware datetime."""
-    if when.tzinfo is None or when.utcoffset() is None:
-        raise InvalidId(f"datetime must be timezone-aware, got naive {when.isoformat()}")
-    delta = when - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    delta = in_utc(when, error=InvalidId) - datetime(1970, 1, 1, tzinfo=timezone.utc)
     return delta // timedelta(milliseconds=1)
 
 
@@ -140,19 +149,38 @@ def day_id(day: date) -> str:
     return f"toc:day:{day.isoformat()}"
 
 
+def segment_prefix(day: date) -> str:
+    """``toc:segment:2026-01-30:``, what the id of every segment of ``day`` starts with."""
+    return f"toc:segment:{day.isoformat()}:"
+
+
 def segment_id(day: date, suffix: str) -> str:
     """``toc:segment:2026-01-30:<suffix>``."""
-    return f"toc:segment:{day.isoformat()}:{_check_suffix(suffix)}"
+    return segment_prefix(day) + _check_suffix(suffix)
+
+
+def _event_id_head(ms: int) -> str:
+    return f"{EVENT_PREFIX}{ms:013d}:"
 
 
 def event_id(timestamp: datetime, suffix: str) -> str:
     """``evt:<13-digit epoch ms>:<suffix>``; such ids sort in time order."""
-    return f"evt:{_check_ms(timestamp):013d}:{_check_suffix(suffix)}"
+    return _event_id_head(_check_ms(timestamp)) + _check_suffix(suffix)
+
+
+def event_id_floor(when: datetime) -> str:
+    """The smallest event id that can carry a timestamp at or after ``when``'s millisecond
+    (before 1970: every event id), for range reads over ids in time order.
+
+    >>> event_id_floor(datetime(2026, 1, 30, 9, tzinfo=timezone.utc))
+    'evt:1769763600000:'
+    """
+    return _event_id_head(max(0, to_epoch_ms(when)))
 
 
 def grip_id(timestamp: datetime, suffix: str) -> str:
     """``grip:<epoch ms>:<suffix>``."""
-    return f"grip:{_check_ms(timestamp)}:{_check_suffix(suffix)}"
+    return f"{GRIP_PREFIX}{_check_ms(timestamp)}:{_check_suffix(suffix)}"
 
 
 def parse_event_id(value: str) -> tuple[datetime, str]:
@@ -258,6 +286,17 @@ def level_of(node_id: str) -> TocLevel:
     return parse_node_id(node_id).level
 
 
+def node_period(node_id: str) -> str:
+    """The period a node id names, as written after its level: ``2026-W05`` for
+    ``toc:week:2026-W05``, ``2026-01-30:<suffix>`` for a segment.
+
+    Raises:
+        InvalidId: the value is not a TOC node id.
+    """
+    parse_node_id(node_id)
+    return node_id.split(":", 2)[2]
+
+
 def month_of_week(iso_year: int, iso_week: int) -> tuple[int, int]:
     """The (year, month) a week belongs to: the month of its Thursday."""
     thursday = date.fromisocalendar(iso_year, iso_week, 4)
@@ -270,12 +309,7 @@ def calendar_node_id(level: TocLevel, when: datetime | date) -> str:
     Raises:
         InvalidArgument: ``level`` is SEGMENT, which has no calendar id.
     """
-    if isinstance(when, datetime):
-        if when.tzinfo is None or when.utcoffset() is None:
-            raise InvalidId(f"datetime must be timezone-aware, got naive {when.isoformat()}")
-        day = when.astimezone(timezone.utc).date()
-    else:
-        day = when
+    day = in_utc(when, error=InvalidId).date() if isinstance(when, datetime) else when
     iso_year, iso_week, _ = day.isocalendar()
     if level is TocLevel.DAY:
         return day_id(day)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import enum
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, TypeVar
 
 import attrs
 
+from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.ids import parse_event_id, parse_grip_id, parse_node_id
 from tocsearch.levels import TocLevel
@@ -54,18 +55,6 @@ class EventType(str, enum.Enum):
     SUBAGENT_START = "subagent_start"
     SUBAGENT_STOP = "subagent_stop"
     SESSION_END = "session_end"
-
-
-def _utc(value: datetime) -> datetime:
-    if not isinstance(value, datetime):
-        raise InvalidArgument(f"expected a datetime, got {type(value).__name__}: {value!r}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidArgument(
-            f"datetime must be timezone-aware (UTC), got naive {value.isoformat()}"
-        )
-    if value.tzinfo is timezone.utc:
-        return value
-    return value.astimezone(timezone.utc)
 
 
 def _member(cls: type[_E], value: object) -> _E:
@@ -166,7 +155,7 @@ class Event:
 
     event_id: str = attrs.field(validator=_event_id_matches_time)
     session_id: str = attrs.field(validator=_nonempty)
-    timestamp: datetime = attrs.field(converter=_utc)
+    timestamp: datetime = attrs.field(converter=in_utc)
     role: EventRole = attrs.field(converter=_role)
     event_type: EventType = attrs.field(converter=_event_type)
     text: str
@@ -197,8 +186,8 @@ class TocNode:
     node_id: str = attrs.field(validator=_node_id_matches_level)
     level: TocLevel = attrs.field(converter=_level)
     title: str
-    start_time: datetime = attrs.field(converter=_utc)
-    end_time: datetime = attrs.field(converter=_utc, validator=_ordered_times)
+    start_time: datetime = attrs.field(converter=in_utc)
+    end_time: datetime = attrs.field(converter=in_utc, validator=_ordered_times)
     bullets: tuple[TocBullet, ...] = attrs.field(default=(), converter=_bullet_tuple)
     keywords: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
     child_node_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
@@ -238,7 +227,7 @@ class Grip:
     excerpt: str
     event_id_start: str = attrs.field(validator=_event_id_format)
     event_id_end: str = attrs.field(validator=_event_id_format)
-    timestamp: datetime = attrs.field(converter=_utc)
+    timestamp: datetime = attrs.field(converter=in_utc)
     source: str
     toc_node_id: str | None = None
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from tocsearch._checks import whole_number
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
@@ -185,8 +186,7 @@ def rank_nodes(
     Raises:
         InvalidArgument: ``limit`` is less than 1.
     """
-    if limit < 1:
-        raise InvalidArgument(f"limit must be at least 1, got {limit}")
+    whole_number("limit", limit)
     terms = query_terms(query)
     if not terms:
         return SearchChildrenResult((), False)

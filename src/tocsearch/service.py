@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from tocsearch._checks import whole_number
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
@@ -159,9 +160,8 @@ class ExpandEventResponse:
 
 
 def _check_context(before: int, after: int) -> None:
-    for name, value in (("events_before", before), ("events_after", after)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise InvalidArgument(f"{name} must be a whole number of at least 0, got {value!r}")
+    whole_number("events_before", before, 0)
+    whole_number("events_after", after, 0)
 
 
 def _check_query(query: str) -> None:
@@ -174,8 +174,7 @@ def _check_query(query: str) -> None:
 
 
 def _check_limit(limit: int) -> None:
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise InvalidArgument(f"limit must be a whole number of at least 1, got {limit!r}")
+    whole_number("limit", limit)
 
 
 def _check_id(name: str, value: str) -> None:

@@ -1,4 +1,4 @@
-"""Query terms, text normalisation and token estimates."""
+"""Query terms, text normalisation, clipping and token estimates."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ import math
 from typing import Protocol
 
 __all__ = [
+    "ELLIPSIS",
     "MIN_TERM_LENGTH",
     "TokenEstimator",
+    "clip",
+    "collapse_spaces",
+    "collapsed_head",
     "estimate_tokens",
     "normalize",
     "query_terms",
@@ -20,6 +24,57 @@ MIN_TERM_LENGTH = 3
 def normalize(text: str) -> str:
     """Text folded for case-insensitive, Unicode-aware comparison (``str.casefold``)."""
     return text.casefold()
+
+
+ELLIPSIS = "…"
+"""What ends a clipped text: one character, so a clipped text is at most its limit long."""
+
+
+def collapse_spaces(text: str) -> str:
+    r"""``text`` with each run of white space made one space, and stripped: what
+    ``re.sub(r"\s+", " ", text).strip()`` gives (``\s`` and ``str.split`` agree on white
+    space), without building the replacement one match at a time."""
+    return " ".join(text.split())
+
+
+def collapsed_head(text: str, limit: int) -> str:
+    """:func:`collapse_spaces` of ``text``, exact in its first ``limit + 1`` characters (all
+    a cut at ``limit`` reads): a long text is collapsed only as far as needed.
+
+    A collapsed window of the text is a prefix of the collapsed whole, so when the window
+    alone passes ``limit`` characters the rest cannot change the cut.
+    """
+    window = 4 * limit + 64
+    if len(text) > window:
+        head = collapse_spaces(text[:window])
+        if len(head) > limit:
+            return head
+    return collapse_spaces(text)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line (white space collapsed), whole when it fits in ``limit``
+    characters, else cut at the last word boundary unless that throws away more than half,
+    and ended with :data:`ELLIPSIS` (counted in the limit).
+
+    The one way tocsearch shortens text for show: excerpts, summaries, navigation steps,
+    terminal tables and error messages.
+
+    >>> clip("Rotated the   Postgres credentials", 20)
+    'Rotated the…'
+    >>> clip("Rotated the Postgres credentials", 40)
+    'Rotated the Postgres credentials'
+    """
+    collapsed = collapsed_head(text, limit)
+    if len(collapsed) <= limit:
+        return collapsed
+    if limit <= 1:
+        return collapsed[:limit]
+    head = collapsed[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:-") + ELLIPSIS
 
 
 def query_terms(query: str) -> tuple[str, ...]:

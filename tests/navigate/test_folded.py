@@ -75,5 +75,7 @@ def test_a_cache_of_capacity_zero_keeps_nothing() -> None:
     cache = FoldedTexts(capacity=0)
     assert cache.of(_node("a", "Login")) == searchable_text(_node("a", "Login"))
     assert len(cache) == 0
-    with pytest.raises(InvalidArgument, match="capacity must be a non-negative integer, got -1"):
+    with pytest.raises(
+        InvalidArgument, match="capacity must be a whole number of at least 0, got -1"
+    ):
         FoldedTexts(capacity=-1)

@@ -357,13 +357,13 @@ def test_blank_query_is_refused(query: str) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"now": datetime(2026, 1, 1)}, "now must be a timezone-aware datetime"),
-        ({"max_iterations": 0}, "max_iterations must be a positive integer, got 0"),
-        ({"token_budget": -5}, "token_budget must be a positive integer, got -5"),
+        ({"now": datetime(2026, 1, 1)}, "now must be timezone-aware, got naive 2026-01-01"),
+        ({"max_iterations": 0}, "max_iterations must be a whole number of at least 1, got 0"),
+        ({"token_budget": -5}, "token_budget must be a whole number of at least 1, got -5"),
         ({"threshold": 1.5}, "threshold must be between 0 and 1, got 1.5"),
-        ({"width": 0}, "width must be a positive integer"),
-        ({"scan_page": True}, "scan_page must be a positive integer, got True"),
-        ({"text_cache": -1}, "text_cache must be a non-negative integer, got -1"),
+        ({"width": 0}, "width must be a whole number of at least 1"),
+        ({"scan_page": True}, "scan_page must be a whole number of at least 1, got True"),
+        ({"text_cache": -1}, "text_cache must be a whole number of at least 0, got -1"),
     ],
 )
 def test_bad_options_are_refused(options: dict[str, object], message: str) -> None:

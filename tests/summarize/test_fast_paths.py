@@ -13,6 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch import ids
+from tocsearch import text as text_module
 from tocsearch.models import Event
 from tocsearch.summarize import (
     ExtractiveSummarizer,
@@ -170,8 +171,11 @@ long_texts = st.lists(
 def test_cuts_of_long_texts_read_only_what_they_need(text: str, limit: int) -> None:
     """Collapsing only a window of a long text gives the same cut as collapsing all of it,
     however much white space the window holds."""
-    assert _terms.cut_at_word(text, limit) == plain_cut_at_word(text, limit)
-    assert _terms._collapsed(text, limit)[: limit + 1] == SPACES.sub(" ", text).strip()[: limit + 1]
+    assert text_module.clip(text, limit) == plain_cut_at_word(text, limit)
+    assert (
+        text_module.collapsed_head(text, limit)[: limit + 1]
+        == SPACES.sub(" ", text).strip()[: limit + 1]
+    )
 
 
 spaced_texts = st.lists(
@@ -186,7 +190,7 @@ spaced_texts = st.lists(
 @given(spaced_texts)
 def test_collapsing_spaces_by_splitting_matches_the_pattern(text: str) -> None:
     """Joining the split words gives what replacing each white-space run and stripping gives."""
-    assert _terms.collapse_spaces(text) == SPACES.sub(" ", text).strip()
+    assert text_module.collapse_spaces(text) == SPACES.sub(" ", text).strip()
 
 
 def test_the_pattern_and_split_agree_on_white_space() -> None:

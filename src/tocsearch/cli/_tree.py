@@ -15,6 +15,7 @@ from tocsearch.cli._common import (
     positive,
 )
 from tocsearch.converter import to_dict
+from tocsearch.ids import EVENT_PREFIX
 from tocsearch.service import (
     BrowseTocRequest,
     ExpandEventRequest,
@@ -53,7 +54,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
         service = MemoryService(storage)
-        if args.target.startswith("evt:"):
+        if args.target.startswith(EVENT_PREFIX):
             around = service.expand_event(ExpandEventRequest(args.target, args.before, args.after))
             emit(args, out, to_dict(around), lambda: _render.event_context(around))
             return 0

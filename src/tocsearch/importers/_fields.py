@@ -11,6 +11,7 @@ from typing import Any
 
 from tocsearch.ids import event_id
 from tocsearch.importers._collect import BadRecord
+from tocsearch.text import clip
 
 __all__ = [
     "epoch_seconds",
@@ -37,8 +38,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 def short(value: Any, limit: int = 60) -> str:
     """A value's repr, cut to ``limit`` characters so a message never carries a whole document."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(repr(value), limit)
 
 
 def _type_name(value: Any) -> str:

@@ -50,6 +50,7 @@ from tocsearch.importers._fields import (
 from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import iter_lines
 from tocsearch.models import Event, EventRole, EventType
+from tocsearch.text import clip
 
 __all__ = ["AGENT", "claude_code_files", "load_claude_code", "project_folder", "tool_call_text"]
 
@@ -88,7 +89,7 @@ def tool_call_text(name: str, tool_input: Mapping[str, Any]) -> str:
     else:
         gist = json.dumps(tool_input, ensure_ascii=False, sort_keys=True) if tool_input else ""
     if len(gist) > _MAX_SUMMARY:
-        gist = gist[: _MAX_SUMMARY - 3] + "..."
+        gist = clip(gist, _MAX_SUMMARY)
     return f"[tool: {name}] {gist}".rstrip()
 
 

@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta, timezone
 import attrs
 
 from tocsearch.errors import InvalidArgument
-from tocsearch.ids import day_id, parent_id, parse_node_id, to_epoch_ms
+from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
 from tocsearch.ingest._digests import DayDigests, Unions
 from tocsearch.ingest._grips import segment_bullets
@@ -226,7 +226,7 @@ class TocBuilder:
         from the day before it."""
         found: set[date] = set()
         for day in days:
-            floor = f"evt:{to_epoch_ms(_midnight(day) + _DAY):013d}:"
+            floor = event_id_floor(_midnight(day) + _DAY)
             after = self.storage.get_events_after(floor, 1)
             if after:
                 found.add(after[0].timestamp.date())
@@ -235,7 +235,7 @@ class TocBuilder:
     def _build_day(self, day: date, run: _Run) -> None:
         start = _midnight(day)
         events = self.storage.get_events(start, start + _DAY)
-        prefix = f"toc:segment:{day.isoformat()}:"
+        prefix = segment_prefix(day)
         stored = {
             node.node_id: node
             for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, start + _DAY)

@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from tocsearch._checks import whole_number
 from tocsearch.errors import InvalidArgument
 
 __all__ = ["BuildConfig"]
@@ -28,10 +29,7 @@ def _duration(instance: Any, attribute: attrs.Attribute[timedelta], value: Any) 
 
 def _count(minimum: int) -> Any:
     def check(instance: Any, attribute: attrs.Attribute[int], value: Any) -> None:
-        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-            raise InvalidArgument(
-                f"BuildConfig.{attribute.name} must be an integer >= {minimum}, got {value!r}"
-            )
+        whole_number(f"BuildConfig.{attribute.name}", value, minimum)
 
     return check
 

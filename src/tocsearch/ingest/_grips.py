@@ -18,6 +18,7 @@ from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.models import Event, Grip, TocBullet
 from tocsearch.summarize import _terms
 from tocsearch.summarize._summarizer import Summary
+from tocsearch.text import clip
 
 __all__ = ["excerpt_for", "make_grip_id", "segment_bullets"]
 
@@ -38,7 +39,7 @@ def excerpt_for(text: str, support: Sequence[Event], limit: int) -> str:
         # Extractive bullets quote a sentence; its opening words locate it directly.
         found = event.text.find(opening) if opening else -1
         if found >= 0:
-            return _terms.cut_at_word(event.text[found:], limit)
+            return clip(event.text[found:], limit)
     wanted = {_terms.term_key(token) for token in _terms.tokens(text)}
     best: tuple[int, str] | None = None
     for event in support:
@@ -49,7 +50,7 @@ def excerpt_for(text: str, support: Sequence[Event], limit: int) -> str:
                 best = (shared, event.text[start:])
     if best is None:
         return ""
-    return _terms.cut_at_word(best[1], limit)
+    return clip(best[1], limit)
 
 
 def segment_bullets(

@@ -16,8 +16,8 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
-from tocsearch.summarize import _terms
 from tocsearch.summarize._summarizer import Summary, SummaryBullet
+from tocsearch.text import clip
 
 __all__ = ["child_summary", "parent_node", "same_content", "segment_node", "with_version"]
 
@@ -38,7 +38,7 @@ def child_summary(node: TocNode) -> Summary:
 
 def _summary_text(summary: Summary) -> str:
     text = summary.text or " ".join(bullet.text for bullet in summary.bullets) or summary.title
-    return _terms.cut_at_word(text, _SUMMARY_CHARS)
+    return clip(text, _SUMMARY_CHARS)
 
 
 def segment_node(plan: SegmentPlan, summary: Summary, bullets: Sequence[TocBullet]) -> TocNode:
@@ -52,7 +52,7 @@ def segment_node(plan: SegmentPlan, summary: Summary, bullets: Sequence[TocBulle
     return TocNode(
         node_id=plan.node_id,
         level=TocLevel.SEGMENT,
-        title=_terms.cut_at_word(title, 200),
+        title=clip(title, 200),
         start_time=plan.events[0].timestamp,
         end_time=plan.events[-1].timestamp,
         bullets=tuple(bullets),
@@ -87,7 +87,7 @@ def parent_node(
     return TocNode(
         node_id=node_id,
         level=level,
-        title=_terms.cut_at_word(summary.title, 200),
+        title=clip(summary.title, 200),
         start_time=min(child.start_time for child in children),
         end_time=max(child.end_time for child in children),
         bullets=tuple(TocBullet(bullet.text, bullet.grip_ids) for bullet in summary.bullets),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from tocsearch._checks import whole_number
 from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import TocNode
@@ -29,9 +30,7 @@ class DigestCache:
     """
 
     def __init__(self, capacity: int = DEFAULT_DIGESTS) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
-            raise InvalidArgument(f"capacity must be a non-negative integer, got {capacity!r}")
-        self.capacity = capacity
+        self.capacity = whole_number("capacity", capacity, 0)
         self._entries: OrderedDict[tuple[str, int, int], TermDigest | None] = OrderedDict()
 
     def __len__(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from tocsearch.errors import InvalidArgument
+from tocsearch._checks import whole_number
 from tocsearch.models import TocNode
 
 __all__ = ["DEFAULT_CAPACITY", "FoldedTexts", "searchable_text"]
@@ -38,9 +38,7 @@ class FoldedTexts:
     """
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
-            raise InvalidArgument(f"capacity must be a non-negative integer, got {capacity!r}")
-        self.capacity = capacity
+        self.capacity = whole_number("capacity", capacity, 0)
         self._entries: OrderedDict[str, tuple[TocNode, str]] = OrderedDict()
 
     def __len__(self) -> int:

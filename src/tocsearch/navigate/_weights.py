@@ -18,6 +18,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from tocsearch.text import clip as clip_text
+
 __all__ = ["SHOWN_CHARACTERS", "TermMatcher", "TermWeights", "clip"]
 
 SHOWN_CHARACTERS = 160
@@ -148,6 +150,5 @@ class TermWeights:
 
 
 def clip(text: str, limit: int = SHOWN_CHARACTERS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+    """:func:`tocsearch.text.clip` at the width a step shows."""
+    return clip_text(text, limit)

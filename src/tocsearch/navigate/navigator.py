@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
+from tocsearch._checks import in_utc, whole_number
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
@@ -45,12 +46,6 @@ from tocsearch.text import TokenEstimator, estimate_tokens
 __all__ = ["Navigator"]
 
 _START_LEVELS = (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR)
-
-
-def _positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a positive integer, got {value!r}")
-    return value
 
 
 class Navigator:
@@ -100,35 +95,25 @@ class Navigator:
         text_cache: int = DEFAULT_CAPACITY,
         digest_cache: int = DEFAULT_DIGESTS,
     ) -> None:
-        if now is not None and (
-            not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None
-        ):
-            raise InvalidArgument(f"now must be a timezone-aware datetime, got {now!r}")
         if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
             raise InvalidArgument(f"threshold must be between 0 and 1, got {threshold!r}")
         self.storage = storage
-        self.now = now.astimezone(timezone.utc) if now is not None else None
-        self.token_budget = _positive("token_budget", token_budget)
+        self.now = in_utc(now, "now") if now is not None else None
+        self.token_budget = whole_number("token_budget", token_budget)
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
-        self.max_start_nodes = _positive("max_start_nodes", max_start_nodes)
-        self.max_events = _positive("max_events", max_events)
+        self.max_start_nodes = whole_number("max_start_nodes", max_start_nodes)
+        self.max_events = whole_number("max_events", max_events)
         self.limits = WalkLimits(
-            max_iterations=_positive("max_iterations", max_iterations),
+            max_iterations=whole_number("max_iterations", max_iterations),
             threshold=float(threshold),
-            width=_positive("width", width),
-            max_evidence=_positive("max_evidence", max_evidence),
-            scan_page=_positive("scan_page", scan_page),
+            width=whole_number("width", width),
+            max_evidence=whole_number("max_evidence", max_evidence),
+            scan_page=whole_number("scan_page", scan_page),
         )
-        if isinstance(text_cache, bool) or not isinstance(text_cache, int) or text_cache < 0:
-            raise InvalidArgument(f"text_cache must be a non-negative integer, got {text_cache!r}")
         # The folded text of the nodes read, kept across questions (bounded; see _folded).
-        self._folded = FoldedTexts(text_cache)
-        if isinstance(digest_cache, bool) or not isinstance(digest_cache, int) or digest_cache < 0:
-            raise InvalidArgument(
-                f"digest_cache must be a non-negative integer, got {digest_cache!r}"
-            )
+        self._folded = FoldedTexts(whole_number("text_cache", text_cache, 0))
         # Decoded term digests of the nodes read, kept across questions (bounded; see _digests).
-        self._digests = DigestCache(digest_cache)
+        self._digests = DigestCache(whole_number("digest_cache", digest_cache, 0))
 
     def navigate(self, query: str) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it.

@@ -15,10 +15,11 @@ from typing import Any
 import attrs
 
 from tocsearch.converter import from_dict, to_dict
-from tocsearch.ids import parse_node_id
+from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.navigate.timehints import TimeHints
 from tocsearch.search import SearchField
+from tocsearch.text import clip
 
 __all__ = [
     "Evidence",
@@ -223,7 +224,7 @@ def _evidence_line(item: Evidence) -> str:
         cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
         refs = f"{cited} {grips}".rstrip()
         return (
-            f'- {item.start_time:%Y-%m-%d %H:%M} "{_clip(item.text, _EVENT_DISPLAY)}" {refs} '
+            f'- {item.start_time:%Y-%m-%d %H:%M} "{clip(item.text, _EVENT_DISPLAY)}" {refs} '
             f"(score: {item.score:.2f})"
         )
     source = "" if item.field in (SearchField.BULLETS, None) else f" ({item.field.value})"
@@ -239,7 +240,7 @@ def node_label(node_id: str) -> str:
         key = parse_node_id(node_id)
     except ValueError:
         return node_id
-    tail = node_id.split(":", 2)[2]
+    tail = node_period(node_id)
     if key.level is TocLevel.DAY:
         return f"Day {tail} ({key.first_day:%A})"
     return f"{key.level.value.capitalize()} {tail}"
@@ -252,7 +253,9 @@ def _step_lines(step: NavigationStep) -> list[str]:
         noun = f"{step.level.value} node" + ("" if step.searched == 1 else "s")
     lines = [f"{step.number}. **{step.scope}** - Searched {step.searched} {noun}"]
     for match in step.matches[:3]:
-        lines.append(f'   - Matched: "{_clip(match.text)}" (score: {match.score:.2f})')
+        lines.append(
+            f'   - Matched: "{clip(match.text, _MATCH_DISPLAY)}" (score: {match.score:.2f})'
+        )
     if len(step.matches) > 3:
         lines.append(f"   - ... and {step.matched - 3} more matches")
     elif not step.matches:
@@ -264,11 +267,8 @@ def _step_lines(step: NavigationStep) -> list[str]:
 # Characters of an event shown in Markdown; the full text is in the JSON form and is what the
 # token budget counted.
 _EVENT_DISPLAY = 300
-
-
-def _clip(text: str, limit: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+# Characters of a matched text shown in a step of the path.
+_MATCH_DISPLAY = 100
 
 
 def _by_segment(evidence: tuple[Evidence, ...]) -> list[tuple[str, list[Evidence]]]:

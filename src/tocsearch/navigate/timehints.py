@@ -30,25 +30,18 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
+from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidArgument
 
 __all__ = ["TimeHints", "TimeRange", "parse_time_hints"]
-
-
-def _aware_utc(value: datetime) -> datetime:
-    if not isinstance(value, datetime):
-        raise InvalidArgument(f"expected a datetime, got {type(value).__name__}: {value!r}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidArgument(f"datetime must be timezone-aware, got naive {value.isoformat()}")
-    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
 
 
 @attrs.frozen
 class TimeRange:
     """A half-open span of time ``[start, end)`` in UTC; ``start`` is always before ``end``."""
 
-    start: datetime = attrs.field(converter=_aware_utc)
-    end: datetime = attrs.field(converter=_aware_utc)
+    start: datetime = attrs.field(converter=in_utc)
+    end: datetime = attrs.field(converter=in_utc)
 
     @end.validator
     def _after_start(self, _: attrs.Attribute[datetime], value: datetime) -> None:
@@ -59,7 +52,7 @@ class TimeRange:
 
     def contains(self, when: datetime) -> bool:
         """Whether ``when`` lies in the range."""
-        return self.start <= _aware_utc(when) < self.end
+        return self.start <= in_utc(when) < self.end
 
     def overlaps(self, start: datetime, end: datetime) -> bool:
         """Whether a node spanning ``[start, end]`` overlaps the range, by the rule of
@@ -522,7 +515,7 @@ def parse_time_hints(query: str, now: datetime) -> TimeHints:
     """
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {type(query).__name__}: {query!r}")
-    today = _aware_utc(now).date()
+    today = in_utc(now, "now").date()
     tokens = [_Token(m[0], m.start(), m.end()) for m in _TOKEN.finditer(query)]
     parser = _Parser(tokens, today)
     found = _scan(parser)

@@ -10,10 +10,10 @@ from typing import TypeVar
 from sortedcontainers import SortedList
 
 from tocsearch.errors import StoreCorrupted
-from tocsearch.ids import to_epoch_ms
+from tocsearch.ids import event_id_floor
 from tocsearch.levels import TocLevel
 
-__all__ = ["EventIndex", "NodeIndex", "id_floor"]
+__all__ = ["EventIndex", "NodeIndex"]
 
 _A = TypeVar("_A")
 _B = TypeVar("_B")
@@ -127,11 +127,6 @@ class NodeIndex:
                 raise StoreCorrupted(f"node index lost {node_id!r} from level {level.value}")
 
 
-def id_floor(when: datetime) -> str:
-    """The smallest event id that can carry a timestamp at or after ``when``'s millisecond."""
-    return f"evt:{max(0, to_epoch_ms(when)):013d}:"
-
-
 class EventIndex:
     """Event ids in order (which is time order), with their timestamps and sessions."""
 
@@ -188,12 +183,12 @@ class EventIndex:
 
     def in_time_range(self, start: datetime | None, end: datetime | None) -> list[str]:
         """Ids whose timestamps are in ``[start, end)``, in id order."""
-        low = 0 if start is None else self._ids.bisect_left(id_floor(start))
+        low = 0 if start is None else self._ids.bisect_left(event_id_floor(start))
         if end is None:
             high = len(self._ids)
         else:
             # Ids carry milliseconds; an event in end's own millisecond may still be before it.
-            high = self._ids.bisect_left(id_floor(end + timedelta(milliseconds=1)))
+            high = self._ids.bisect_left(event_id_floor(end + timedelta(milliseconds=1)))
         return [
             event_id
             for event_id in self._ids.islice(low, high)

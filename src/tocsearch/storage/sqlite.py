@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tocsearch.errors import InvalidArgument, StorageError, StoreCorrupted
+from tocsearch.ids import event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._common import StorageCommon
@@ -33,7 +34,6 @@ from tocsearch.storage._files_store import (
     read_only_error,
     write_marker,
 )
-from tocsearch.storage._index import id_floor
 from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._sqlite_check import check_rows
 from tocsearch.storage._sqlite_db import Database, sqlite_errors
@@ -359,10 +359,10 @@ class SqliteStorage(StorageCommon):
         where, params = ["1"], []
         if start is not None:
             where.append("event_id >= ? AND time_us >= ?")
-            params += [id_floor(start), to_us(start)]
+            params += [event_id_floor(start), to_us(start)]
         if end is not None:
             try:
-                params.append(id_floor(end + timedelta(milliseconds=1)))
+                params.append(event_id_floor(end + timedelta(milliseconds=1)))
                 where.append("event_id < ?")
             except OverflowError:  # no event id is that late
                 pass

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
+from tocsearch._checks import whole_number
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, EventRole, EventType
 from tocsearch.summarize import _parents, _phrasing, _terms
@@ -73,8 +74,7 @@ _STATEMENT_CUES = re.compile(
 
 
 def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InvalidArgument(f"ExtractiveSummarizer.{attribute.name} must be >= 1, got {value!r}")
+    whole_number(f"ExtractiveSummarizer.{attribute.name}", value)
 
 
 def _folded(values: Iterable[str]) -> frozenset[str]:

@@ -31,6 +31,7 @@ import attrs
 from tocsearch.errors import InvalidArgument
 from tocsearch.summarize import _phrasing, _terms
 from tocsearch.summarize._summarizer import Summary, SummaryBullet
+from tocsearch.text import clip
 
 __all__ = ["SUMMARY_CHARS", "summarize_children"]
 
@@ -88,7 +89,7 @@ def summarize_children(
     if len(summaries) == 1:
         only = summaries[0]
         text = only.text or " ".join(bullet.text for bullet in only.bullets) or only.title
-        return Summary(only.title, bullets, keywords, _terms.cut_at_word(text, SUMMARY_CHARS))
+        return Summary(only.title, bullets, keywords, clip(text, SUMMARY_CHARS))
     title = _title(summaries, merged, extra_stopwords)
     text = _coverage_text(summaries, keywords, merged)
     return Summary(title=title, bullets=bullets, keywords=keywords, text=text)
@@ -311,7 +312,7 @@ def _coverage_text(summaries: Sequence[Summary], keywords: Sequence[str], merged
         f"{title} ({', '.join(extra)})" if extra else title
         for title, extra in zip(titles, added, strict=True)
     ]
-    return _terms.cut_at_word("; ".join(dict.fromkeys(pieces)) + ".", SUMMARY_CHARS)
+    return clip("; ".join(dict.fromkeys(pieces)) + ".", SUMMARY_CHARS)
 
 
 def _by_distinctiveness(top: Sequence[str], merged: _Merged) -> list[str]:

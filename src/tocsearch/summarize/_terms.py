@@ -11,15 +11,14 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from tocsearch.summarize._stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
+from tocsearch.text import ELLIPSIS, collapse_spaces, collapsed_head
 
 __all__ = [
     "COMMON_WORDS",
     "SENTENCE_BREAK",
     "TOKEN_PATTERN",
     "clean_sentence",
-    "collapse_spaces",
     "cut_at_clause",
-    "cut_at_word",
     "display_form",
     "is_content",
     "is_keyword",
@@ -158,13 +157,6 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
-def collapse_spaces(text: str) -> str:
-    r"""``text`` with each run of white space made one space, and stripped: what
-    ``re.sub(r"\s+", " ", text).strip()`` gives (``\s`` and ``str.split`` agree on white
-    space), without building the replacement one match at a time."""
-    return " ".join(text.split())
-
-
 @functools.lru_cache(maxsize=4096)  # a bullet is cleaned when picked, cut, and quoted again
 def clean_sentence(sentence: str) -> str:
     """A sentence with white space collapsed and a leading list marker or heading mark dropped."""
@@ -172,54 +164,25 @@ def clean_sentence(sentence: str) -> str:
     return _LIST_MARKER.sub("", collapsed, count=1)
 
 
-def _collapsed(text: str, limit: int) -> str:
-    """``text`` with white space collapsed and stripped, exact in its first ``limit + 1``
-    characters (all a cut at ``limit`` reads): a long text is collapsed only as far as needed.
-
-    A collapsed window of the text is a prefix of the collapsed whole, so when the window
-    alone passes ``limit`` characters the rest cannot change the cut.
-    """
-    window = 4 * limit + 64
-    if len(text) > window:
-        head = collapse_spaces(text[:window])
-        if len(head) > limit:
-            return head
-    return collapse_spaces(text)
-
-
-def cut_at_word(text: str, limit: int) -> str:
-    """``text`` with white space collapsed, cut to at most ``limit`` characters at a word
-    boundary; a cut text ends with "…" (counted in the limit)."""
-    collapsed = _collapsed(text, limit)
-    if len(collapsed) <= limit:
-        return collapsed
-    if limit <= 1:
-        return collapsed[:limit]
-    head = collapsed[: limit - 1]
-    space = head.rfind(" ")
-    # Cut at the last space unless that would throw most of the excerpt away.
-    if space >= limit // 2:
-        head = head[:space]
-    return head.rstrip(" ,;:-") + "…"
-
-
 def cut_at_clause(text: str, limit: int) -> str:
     """``text`` with white space collapsed, at most ``limit`` characters: whole when it fits,
     else cut at the last clause break (comma, semicolon, colon, dash, bracket) in the second
-    half of the limit, else at the last space; never inside a word. A cut text ends with "…"."""
-    collapsed = _collapsed(text, limit)
+    half of the limit, else at the last space; never inside a word. A cut text ends with
+    :data:`~tocsearch.text.ELLIPSIS`, as :func:`~tocsearch.text.clip` ends it: this is clip
+    with a bullet's cut rule, which prefers a clause break to a word break."""
+    collapsed = collapsed_head(text, limit)
     if len(collapsed) <= limit:
         return collapsed
     head = collapsed[: max(limit - 1, 1)]
     breaks = [match.start() for match in _CLAUSE_BREAK.finditer(head)]
     if breaks and breaks[-1] >= limit // 2:
-        return head[: breaks[-1]].rstrip(" ,;:-") + "…"
+        return head[: breaks[-1]].rstrip(" ,;:-") + ELLIPSIS
     space = head.rfind(" ")
     if collapsed[len(head) : len(head) + 1] in (" ", ""):
         space = len(head)  # the limit falls on a word end
     if space > 0:
-        return head[:space].rstrip(" ,;:-") + "…"
-    return head + "…"
+        return head[:space].rstrip(" ,;:-") + ELLIPSIS
+    return head + ELLIPSIS
 
 
 def display_form(forms: Iterable[tuple[str, int]]) -> str:

@@ -1,0 +1,48 @@
+"""The argument checks that public entry points share, each spelled once so that a rule and
+its message are the same wherever it is broken.
+
+>>> whole_number("limit", 3)
+3
+>>> whole_number("limit", 0)
+Traceback (most recent call last):
+  ...
+tocsearch.errors.InvalidArgument: limit must be a whole number of at least 1, got 0
+>>> from datetime import timedelta, timezone
+>>> in_utc(datetime(2026, 1, 30, 10, tzinfo=timezone(timedelta(hours=1)))).isoformat()
+'2026-01-30T09:00:00+00:00'
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from tocsearch.errors import InvalidArgument
+
+__all__ = ["in_utc", "whole_number"]
+
+
+def whole_number(name: str, value: int, minimum: int = 1) -> int:
+    """``value`` when it is an ``int`` (a ``bool`` is not) of at least ``minimum``.
+
+    Raises:
+        InvalidArgument: it is not; the message names ``name`` and shows the value.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidArgument(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    return value
+
+
+def in_utc(
+    value: datetime, name: str = "time", *, error: type[InvalidArgument] = InvalidArgument
+) -> datetime:
+    """``value`` converted to UTC when it is a timezone-aware datetime.
+
+    Raises:
+        InvalidArgument: (or the subclass ``error``) it is not a datetime, or it is naive: a
+            naive time could be any of 26 hours, so no zone is guessed for it.
+    """
+    if not isinstance(value, datetime):
+        raise error(f"{name} must be a datetime, got {type(value).__name__}: {value!r}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise error(f"{name} must be timezone-aware, got naive {value.isoformat()}")
+    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
