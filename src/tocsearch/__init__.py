@@ -4,6 +4,7 @@ Events are organised into Year > Month > Week > Day > Segment nodes; every node 
 a summary, bullets and keywords, and each bullet points through grips at the raw events behind it.
 """
 
+from tocsearch._repair import RepairReport, check_store, repair_store
 from tocsearch.converter import from_dict, from_json, to_dict, to_json
 from tocsearch.errors import (
     EventNotFound,
@@ -111,6 +112,7 @@ __all__ = [
     "Navigator",
     "NodeNotFound",
     "NotFound",
+    "RepairReport",
     "SearchChildrenRequest",
     "SearchChildrenResponse",
     "SearchChildrenResult",
@@ -140,6 +142,7 @@ __all__ = [
     "TocNode",
     "TocsearchError",
     "TokenEstimator",
+    "check_store",
     "check_tree",
     "estimate_tokens",
     "from_dict",
@@ -148,6 +151,7 @@ __all__ = [
     "parse_time_hints",
     "query_terms",
     "rank_nodes",
+    "repair_store",
     "search_children",
     "search_node",
     "term_overlap_score",

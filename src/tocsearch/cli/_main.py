@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from typing import TextIO
 
-from tocsearch.cli import _ingest, _query, _tree
+from tocsearch.cli import _check, _ingest, _query, _tree
 from tocsearch.cli._common import CommandError, Parser, Run, shared_options
-from tocsearch.errors import TocsearchError
+from tocsearch.errors import StoreCorrupted, TocsearchError
 
 __all__ = ["build_parser", "main"]
 
 # Each module adds its own commands, so a new command is a new module and one entry here.
-_COMMAND_MODULES = (_ingest, _query, _tree)
+_COMMAND_MODULES = (_ingest, _query, _tree, _check)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +51,8 @@ def main(
         return run(args, out, err)
     except (CommandError, TocsearchError) as error:
         err.write(f"tocsearch: error: {error}\n")
+        if isinstance(error, StoreCorrupted) and "--repair" not in str(error):
+            err.write("tocsearch: 'tocsearch check --repair' rebuilds a damaged store\n")
         return 1
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); silence the flush at exit and stop quietly.

@@ -15,13 +15,25 @@ from tocsearch.storage._base import IndexedStorage
 from tocsearch.storage._files import read_bytes, write_atomically
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
 
-__all__ = ["MARKER_NAME", "FileStorage", "open_store_dir", "read_only_error", "write_marker"]
+__all__ = [
+    "MARKER_NAME",
+    "FileStorage",
+    "open_store_dir",
+    "read_marker",
+    "read_only_error",
+    "write_marker",
+]
 
 MARKER_NAME = "tocsearch-store.json"
 _VERSION = 1
 
 
-def _read_marker(directory: Path) -> str | None:
+def read_marker(directory: Path) -> str | None:
+    """The format a store directory's marker names, or None when it has no marker.
+
+    Raises:
+        StorageError: the marker is not one this version reads.
+    """
     data = read_bytes(directory / MARKER_NAME)
     if data is None:
         return None
@@ -63,7 +75,7 @@ def open_store_dir(
     if readonly:
         if not directory.is_dir():
             raise StorageError(f"no tocsearch store at {str(directory)!r}: no such directory")
-        found = _read_marker(directory)
+        found = read_marker(directory)
         if found is None:
             raise StorageError(f"no tocsearch store at {str(directory)!r}: {MARKER_NAME} missing")
         _check_format(directory, found, store_format)
@@ -71,7 +83,7 @@ def open_store_dir(
     if directory.exists() and not directory.is_dir():
         raise StorageError(f"store path {str(directory)!r} is a file, not a directory")
     directory.mkdir(parents=True, exist_ok=True)
-    found = _read_marker(directory)
+    found = read_marker(directory)
     if found is None and any(name != LOCK_NAME for name in os.listdir(directory)):
         raise StorageError(
             f"{str(directory)!r} is not empty and holds no tocsearch store; "
@@ -82,7 +94,7 @@ def open_store_dir(
     lock = WriterLock(directory)
     try:
         # Another writer may have created the store between our check and our lock.
-        found = _read_marker(directory)
+        found = read_marker(directory)
         if found is not None:
             _check_format(directory, found, store_format)
     except BaseException:

@@ -44,6 +44,7 @@ from tocsearch.storage._files import (
 )
 from tocsearch.storage._files_index import LazyEventIndex, LazyNodeIndex, NodeEntry
 from tocsearch.storage._files_store import FileStorage, open_store_dir, write_marker
+from tocsearch.storage._salvage import Salvage, SalvageBuilder
 
 __all__ = ["JsonDirStorage"]
 
@@ -105,6 +106,9 @@ class JsonDirStorage(FileStorage):
         StorageError: the path is not a JSON directory store (or, for a reader, no store).
         StoreCorrupted: ``spans.json`` is damaged.
     """
+
+    FORMAT = _FORMAT
+    """The format name in the store's marker file."""
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
@@ -417,6 +421,25 @@ class JsonDirStorage(FileStorage):
             and (end is None or event.timestamp < end)
         ]
 
+    # -- salvage -------------------------------------------------------------------------------
+    @classmethod
+    def salvage(cls, directory: Path) -> Salvage:
+        """Every event that can still be read out of a possibly damaged store, and the event
+        ids its readable segments cite; unreadable files are named, never followed as links.
+        The caller holds the writer lock."""
+        found = SalvageBuilder()
+        for level in TocLevel:
+            for path in _salvage_files(directory / "nodes" / level.value, found):
+                node = _salvage_record(path, TocNode, found)
+                if node is not None:
+                    found.node(node)
+        for folder in _salvage_files(directory / "events", found, folders=True):
+            for path in _salvage_files(folder, found):
+                event = _salvage_record(path, Event, found)
+                if event is not None:
+                    found.event(event)
+        return found.done()
+
     # -- lifecycle -----------------------------------------------------------------------------
     def _reload(self) -> None:
         self._spans = self._read_spans()
@@ -507,3 +530,37 @@ class JsonDirStorage(FileStorage):
                 f"{path}: file name does not encode the id {_record_id(record)!r} it holds"
             )
         return record
+
+
+def _salvage_files(directory: Path, found: SalvageBuilder, *, folders: bool = False) -> list[Path]:
+    """The record files (or session folders) of one folder, noting what is not one."""
+    try:
+        entries = sorted(os.scandir(real_dir(directory)), key=lambda entry: entry.name)
+    except FileNotFoundError:
+        found.problem(str(directory), "missing")
+        return []
+    except StoreCorrupted as error:
+        found.problem(str(directory), error)
+        return []
+    listed: list[Path] = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            found.problem(entry.path, "a symbolic link, not followed")
+        elif folders == entry.is_dir(follow_symlinks=False):
+            listed.append(Path(entry.path))
+        else:
+            found.problem(entry.path, "not a record file" if not folders else "not a folder")
+    return listed
+
+
+def _salvage_record(path: Path, cls: type[_R], found: SalvageBuilder) -> _R | None:
+    try:
+        data = read_bytes(path)
+        if data is None:
+            return None
+        return _decode(path, data, cls, None)
+    except StoreCorrupted as error:
+        found.problem(str(path), error)
+        return None

@@ -51,6 +51,7 @@ from tocsearch.storage._files import (
 )
 from tocsearch.storage._files_journal import Batch, Journal, JournalContents, encoded_size
 from tocsearch.storage._files_store import FileStorage, open_store_dir, write_marker
+from tocsearch.storage._salvage import Salvage, SalvageBuilder
 
 __all__ = ["ShelveStorage"]
 
@@ -126,6 +127,9 @@ class ShelveStorage(FileStorage):
         StorageError: the path is not a shelve store (or, for a reader, no store).
         StoreCorrupted: the journal or the dbm index is damaged.
     """
+
+    FORMAT = _FORMAT
+    """The format name in the store's marker file."""
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
@@ -388,6 +392,42 @@ class ShelveStorage(FileStorage):
         self._commit(records, ops)
         for event, (key, _) in zip(events, records, strict=True):
             self._event_keys[event.event_id] = key
+
+    # -- salvage ---------------------------------------------------------------------------------
+    @classmethod
+    def salvage(cls, directory: Path) -> Salvage:
+        """Every event that can still be read out of ``records.dat``, journal or not (events
+        never change, so the newest key of an id holds it), and the event ids its readable
+        segments cite. The caller holds the writer lock."""
+        found = SalvageBuilder()
+        base = directory / "records"
+        try:
+            refuse_links([base.with_suffix(end) for end in (".dat", ".dir", ".bak")])
+            _repair_dumb_index(base)
+            database = dbm.dumb.open(str(base), "r")  # noqa: SIM115 - the shelf closes it
+        except (OSError, SyntaxError, ValueError) as error:
+            found.problem(str(base.with_suffix(".dir")), f"cannot open the dbm database: {error}")
+            return found.done()
+        shelf = _JsonShelf(cast(MutableMapping[bytes, bytes], database))
+        try:
+            keys = sorted(
+                (key.decode("utf-8", "replace") for key in database),
+                key=lambda key: _key_number(key.encode()),
+            )
+            for key in keys:
+                if key[:1] not in ("n", "e"):
+                    continue
+                try:
+                    text = shelf[key]
+                    if key[:1] == "e":
+                        found.event(from_json(text, Event))
+                    else:
+                        found.node(from_json(text, TocNode))
+                except Exception as error:  # any failure to read junk means the same thing
+                    found.problem(f"{base.with_suffix('.dat')} key {key}", error)
+        finally:
+            shelf.close()
+        return found.done()
 
     # -- lifecycle -------------------------------------------------------------------------------
     def check(self) -> None:
