@@ -27,7 +27,7 @@ from pathlib import Path
 
 import attrs
 
-from benchmarks.synth import generate_events
+from benchmarks.synth import generate_events, made_up_word, month_hint
 from tocsearch.errors import InvalidArgument
 from tocsearch.importers import event_to_json_line
 from tocsearch.levels import TocLevel
@@ -41,7 +41,6 @@ __all__ = [
     "Needle",
     "PlantedHistory",
     "leaked_needles",
-    "month_hint",
     "needle_word",
     "pick_needles",
     "plant_history",
@@ -59,40 +58,15 @@ SPARE = 4
 _NEEDLE_SYLLABLES = ("brin", "stov", "glap", "trum", "skel", "drof", "plin", "crag", "whel")
 _NEEDLE_END = "k"  # no syllable starts with k, so a needle word is a prefix of nothing else
 _WORD = re.compile(r"\w+")
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 
 
 def needle_word(index: int) -> str:
     """The ``index``-th needle term: at least two syllables, distinct for each index.
 
     >>> needle_word(0), needle_word(1), needle_word(80)
-    ('stovbrink', 'stovstovk', 'stovwhelwhelk')
+    ('stovbrink', 'stovstovk', 'stovbrinwhelk')
     """
-    base = len(_NEEDLE_SYLLABLES)
-    index += base
-    parts = []
-    while index:
-        index, digit = divmod(index, base)
-        parts.append(_NEEDLE_SYLLABLES[digit])
-    return "".join(reversed(parts)) + _NEEDLE_END
-
-
-def month_hint(when: datetime) -> str:
-    """A time hint naming the calendar month of ``when``, such as ``"in March 2023"``."""
-    return f"in {_MONTHS[when.month - 1]} {when.year}"
+    return made_up_word(index, _NEEDLE_SYLLABLES) + _NEEDLE_END
 
 
 @attrs.frozen
@@ -111,7 +85,7 @@ class Needle:
     @property
     def hinted_query(self) -> str:
         """The terms followed by the month they were said in."""
-        return f"{self.query} {month_hint(self.timestamp)}"
+        return f"{self.query} {month_hint(self.timestamp.date())}"
 
 
 @attrs.frozen

@@ -39,6 +39,8 @@ __all__ = [
     "Vocabulary",
     "generate_events",
     "generate_tree",
+    "made_up_word",
+    "month_hint",
 ]
 
 _SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "gu", "fe", "hi")
@@ -62,7 +64,7 @@ BULLETS_PER_SEGMENT = 5
 KEYWORDS_PER_SEGMENT = 7
 
 
-def _word(index: int, syllables: Sequence[str]) -> str:
+def made_up_word(index: int, syllables: Sequence[str]) -> str:
     """A pronounceable made-up word, distinct for each index: its base-n syllable digits."""
     parts = []
     base = len(syllables)
@@ -79,7 +81,9 @@ class Vocabulary:
     def __init__(self, size: int = 5000, exponent: float = 1.1) -> None:
         if size < 10:
             raise InvalidArgument(f"vocabulary size must be at least 10, got {size}")
-        self.words: tuple[str, ...] = tuple(_word(index, _SYLLABLES) for index in range(size))
+        self.words: tuple[str, ...] = tuple(
+            made_up_word(index, _SYLLABLES) for index in range(size)
+        )
         self.rank: dict[str, int] = {word: rank for rank, word in enumerate(self.words)}
         self._cumulative = list(
             itertools.accumulate(1.0 / (rank + 1) ** exponent for rank in range(size))
@@ -107,7 +111,9 @@ class PlantedTopic:
 def _topics(count: int, places: int, occurrences: int, rng: random.Random) -> list[PlantedTopic]:
     topics = []
     for number in range(count):
-        words = tuple(_word(number * 3 + offset, _TOPIC_SYLLABLES) + "x" for offset in range(3))
+        words = tuple(
+            made_up_word(number * 3 + offset, _TOPIC_SYLLABLES) + "x" for offset in range(3)
+        )
         chosen = tuple(sorted(rng.sample(range(places), min(occurrences, places))))
         topics.append(PlantedTopic((words[0], words[1], words[2]), chosen))
     return topics
@@ -179,6 +185,12 @@ def generate_events(
     return events, planted
 
 
+def month_hint(day: date) -> str:
+    """A time hint naming the calendar month of ``day``, such as ``"in March 2023"``: the form
+    the navigator's time parser reads."""
+    return f"in {_MONTHS[day.month - 1]} {day.year}"
+
+
 @attrs.frozen
 class SyntheticTree:
     """A finished tree: every node (segments first, then rollups bottom-up), every grip, and the
@@ -193,8 +205,7 @@ class SyntheticTree:
 
     def month_hint(self, segment_index: int) -> str:
         """A time hint naming the calendar month of a segment, such as ``"in March 2023"``."""
-        day = self.segments[segment_index].start_time.date()
-        return f"in {_MONTHS[day.month - 1]} {day.year}"
+        return month_hint(self.segments[segment_index].start_time.date())
 
     @property
     def end(self) -> datetime:

@@ -12,13 +12,12 @@ from benchmarks._planted import (
     SPARE,
     Needle,
     leaked_needles,
-    month_hint,
     needle_word,
     pick_needles,
     plant_history,
     write_jsonl,
 )
-from benchmarks.synth import Vocabulary
+from benchmarks.synth import Vocabulary, month_hint
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -130,4 +129,8 @@ def test_pick_needles_takes_the_first_unleaked_of_each_size(
 
 def test_month_hint_names_the_month() -> None:
     """The hint is the one the navigator's time parser reads: "in <Month> <year>"."""
-    assert month_hint(datetime(2023, 12, 31, 23, 59, tzinfo=timezone.utc)) == "in December 2023"
+    assert (
+        month_hint(datetime(2023, 12, 31, 23, 59, tzinfo=timezone.utc).date()) == "in December 2023"
+    )
+    needle = Needle(("stovbrink",), "evt:1", datetime(2024, 3, 5, tzinfo=timezone.utc))
+    assert needle.hinted_query == "stovbrink in March 2024"
