@@ -239,3 +239,24 @@ def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     )
     assert status == 0
     assert "ingested" not in err
+
+
+@pytest.mark.parametrize(
+    ("zone", "start"),
+    [("UTC", "2026-04-09T00:00:00+00:00"), ("UTC-8", "2026-04-08T08:00:00+00:00")],
+)
+def test_yesterday_is_the_askers_yesterday(zone: str, start: str) -> None:
+    """At 04:00 UTC, --tz UTC-8 (20:00 the evening before) reads "yesterday" as the day before
+    the asker's date, from their midnight."""
+    status, out, _ = run(
+        "demo", "yesterday", "--now", "2026-04-10T04:00:00Z", "--tz", zone, "--json"
+    )
+    assert status == 0
+    assert json.loads(out)["time_hints"]["ranges"][0]["start"] == start
+
+
+def test_an_unknown_zone_is_a_usage_error() -> None:
+    """--tz with no such zone exits 2 and says how to write one."""
+    status, _, err = run("demo", "--tz", "Mars/Olympus")
+    assert status == 2
+    assert "unknown time zone 'Mars/Olympus'" in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
@@ -182,13 +183,38 @@ def test_leap_day_forms() -> None:
     )
 
 
-def test_now_in_another_zone_is_read_in_utc() -> None:
-    """A now given in UTC+10 resolves "today" to its UTC date."""
-    eastern = timezone(timedelta(hours=10))
-    assert span("today", datetime(2026, 2, 5, 8, tzinfo=eastern)) == (
-        date(2026, 2, 4),
-        date(2026, 2, 4),
-    )
+def test_days_are_the_days_of_nows_time_zone() -> None:
+    """At 20:00 in UTC-8 (04:00 UTC the next day), "yesterday" is the asker's yesterday, from
+    their midnight to their midnight, not the day before the UTC date."""
+    pacific = timezone(timedelta(hours=-8))
+    hints = parse_time_hints("yesterday", datetime(2026, 2, 5, 20, tzinfo=pacific))
+    (found,) = hints.ranges
+    assert found.start == datetime(2026, 2, 4, 8, tzinfo=timezone.utc)
+    assert found.end == datetime(2026, 2, 5, 8, tzinfo=timezone.utc)
+
+
+def test_a_zone_with_daylight_saving_keeps_its_midnights() -> None:
+    """ "last week" across a clock change starts and ends at local midnights (one range of
+    7 days less an hour in UTC)."""
+    zone = ZoneInfo("Europe/Berlin")
+    hints = parse_time_hints("last week", datetime(2026, 4, 1, 12, tzinfo=zone))
+    (found,) = hints.ranges
+    assert found.start == datetime(2026, 3, 23, tzinfo=zone)
+    assert found.end == datetime(2026, 3, 30, tzinfo=zone)
+    assert found.end - found.start == timedelta(days=7, hours=-1)
+
+
+@given(
+    st.integers(min_value=-12 * 60, max_value=14 * 60),
+    st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1)),
+)
+def test_today_always_holds_now(offset_minutes: int, moment: datetime) -> None:
+    """In any zone, "today" is the range of now's local date, and it holds now."""
+    zone = timezone(timedelta(minutes=offset_minutes))
+    now = moment.replace(tzinfo=zone)
+    (found,) = parse_time_hints("today", now).ranges
+    assert found.contains(now)
+    assert found.start == datetime(now.year, now.month, now.day, tzinfo=zone)
 
 
 def test_naive_now_is_refused() -> None:

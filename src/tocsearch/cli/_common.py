@@ -8,12 +8,13 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeAlias
 
 import attrs
 
+from tocsearch._clock import parse_zone
 from tocsearch._paths import default_store_path
 from tocsearch.converter import _parse_datetime
 from tocsearch.errors import InvalidArgument
@@ -35,6 +36,7 @@ __all__ = [
     "positive",
     "shared_options",
     "whole_number",
+    "zone",
 ]
 
 BACKENDS = ("jsondir", "shelve")
@@ -106,6 +108,14 @@ def moment(text: str) -> datetime:
         raise argparse.ArgumentTypeError(
             f"{error}; write e.g. 2026-03-20T18:00:00Z or 2026-03-20T18:00+01:00"
         ) from None
+
+
+def zone(text: str) -> tzinfo:
+    """An argparse type for a time zone (see :func:`tocsearch._clock.parse_zone`)."""
+    try:
+        return parse_zone(text)
+    except InvalidArgument as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 class CommandError(Exception):

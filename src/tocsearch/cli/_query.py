@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TextIO
 
 from tocsearch import _render
+from tocsearch._clock import local_zone
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
@@ -14,6 +15,7 @@ from tocsearch.cli._common import (
     moment,
     open_store,
     positive,
+    zone,
 )
 from tocsearch.converter import to_dict
 from tocsearch.examples import EXAMPLE_END, load_example_events
@@ -72,7 +74,21 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 def _navigation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", "-v", action="store_true", help="show the search path")
     parser.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
+    parser.add_argument(
+        "--tz",
+        type=zone,
+        help="whose days 'yesterday' and 'last week' are: an IANA name such as "
+        "America/Los_Angeles, or an offset such as -08:00 (default: the system's zone)",
+    )
     parser.add_argument("--budget", type=positive, default=2000, help="token budget")
+
+
+def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> datetime:
+    """The moment of the question on the asker's clock: ``--now`` (or ``default``, else the
+    current time) in the ``--tz`` zone (else the system's)."""
+    clock = args.tz if args.tz is not None else local_zone()
+    moment = args.now or default or datetime.now(clock)
+    return moment.astimezone(clock)
 
 
 def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -99,9 +115,7 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _run_navigation(
-    args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime | None
-) -> int:
+def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime) -> int:
     navigator = Navigator(storage, now=now, token_budget=args.budget)
     result = navigator.navigate(args.query)
     emit(args, out, result.to_dict(), lambda: _render.navigation(result, verbose=args.verbose))
@@ -110,17 +124,20 @@ def _run_navigation(
 
 def _navigate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
-        return _run_navigation(args, out, storage, args.now)
+        return _run_navigation(args, out, storage, _asked_at(args))
 
 
 def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with InMemoryStorage() as storage:
         TocBuilder(storage).ingest(load_example_events())
-        now = args.now or EXAMPLE_END
+        # The example's own clock is UTC: its "last week" does not move with the machine's zone.
+        if args.tz is None:
+            args.tz = timezone.utc
+        now = _asked_at(args, EXAMPLE_END)
         if not args.json:
             out.write(
                 f"Bundled example history: {storage.count_events()} events, "
                 f"{len(storage.get_nodes_by_level(TocLevel.SEGMENT))} segments; "
-                f"reading time hints as of {now:%Y-%m-%d %H:%M} UTC.\n\n"
+                f"reading time hints as of {now:%Y-%m-%d %H:%M %Z}.\n\n"
             )
         return _run_navigation(args, out, storage, now)

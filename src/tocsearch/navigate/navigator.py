@@ -55,7 +55,7 @@ class Navigator:
         storage: the store holding the tree.
         now: the moment questions are asked at, timezone-aware (default: the current UTC time
             at each call). Time hints resolve against it, so an evaluation can ask as of a
-            past date.
+            past date, and in its zone: "yesterday" is the day before ``now``'s local date.
         max_iterations: at most this many searches per question.
         token_budget: at most this many tokens read and returned per question, by ``estimator``.
         estimator: counts tokens (default :func:`tocsearch.text.estimate_tokens`).
@@ -98,7 +98,8 @@ class Navigator:
         if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
             raise InvalidArgument(f"threshold must be between 0 and 1, got {threshold!r}")
         self.storage = storage
-        self.now = in_utc(now, "now") if now is not None else None
+        # Kept in its own zone: that zone says whose days "yesterday" and "last week" are.
+        self.now = now if now is None else in_utc(now, "now").astimezone(now.tzinfo)
         self.token_budget = whole_number("token_budget", token_budget)
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
         self.max_start_nodes = whole_number("max_start_nodes", max_start_nodes)

@@ -2,10 +2,12 @@
 
 :func:`parse_time_hints` finds the phrases of a query that name a period, resolves each to a
 half-open UTC :class:`TimeRange` as of a given ``now``, and returns the rest of the query as the
-topic. Periods are calendar periods in UTC: days, ISO weeks (Monday to Sunday), calendar months
-and calendar years. Names without a year ("in January", "Jan 30", "Tuesday") mean the latest such
-period that has begun by ``now``. Ranges never reach past the end of ``now``'s day, except for a
-date the query spells out in full in the future ("2031-01-05").
+topic. Periods are calendar periods on the clocks of ``now``'s time zone (pass
+``datetime.now(ZoneInfo("America/Los_Angeles"))`` and "yesterday" is that zone's yesterday):
+days, ISO weeks (Monday to Sunday), calendar months and calendar years. Names without a year
+("in January", "Jan 30", "Tuesday") mean the latest such period that has begun by ``now``.
+Ranges never reach past the end of ``now``'s day, except for a date the query spells out in
+full in the future ("2031-01-05").
 
 Recognised forms (case-insensitive)::
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, tzinfo
 
 import attrs
 
@@ -485,8 +487,9 @@ def _between(parser: _Parser, index: int) -> _Found | None:
     return _Found(index, second[1], _Period(low, high, anchored=True))
 
 
-def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    """The start of ``day`` on the clocks of ``zone``."""
+    return datetime(day.year, day.month, day.day, tzinfo=zone)
 
 
 def _topic(query: str, tokens: list[_Token], removed: set[int]) -> str:
@@ -515,7 +518,12 @@ def parse_time_hints(query: str, now: datetime) -> TimeHints:
     """
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {type(query).__name__}: {query!r}")
-    today = in_utc(now, "now").date()
+    # Days are the asker's: "yesterday" at 20:00 in UTC-8 is the day before their today, which
+    # is not the day before today in UTC. ``now``'s own zone says whose days they are.
+    in_utc(now, "now")
+    zone = now.tzinfo
+    assert zone is not None  # in_utc refused a naive now
+    today = now.date()
     tokens = [_Token(m[0], m.start(), m.end()) for m in _TOKEN.finditer(query)]
     parser = _Parser(tokens, today)
     found = _scan(parser)
@@ -527,7 +535,7 @@ def parse_time_hints(query: str, now: datetime) -> TimeHints:
         period = hit.period
         # A named period still running ends with today: nothing after now is history yet.
         stop = min(period.stop, horizon) if period.first < horizon else period.stop
-        ranges.append(TimeRange(_midnight(period.first), _midnight(stop)))
+        ranges.append(TimeRange(_midnight(period.first, zone), _midnight(stop, zone)))
         phrases.append(query[tokens[hit.first].start : tokens[hit.stop - 1].end])
         removed.update(range(hit.first, hit.stop))
         # Prepositions that led into the hint ("during the") would dangle without it.

@@ -1,0 +1,59 @@
+"""Whose clock: zone names and offsets, and the system's zone."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tocsearch._clock import local_zone, parse_zone
+from tocsearch.errors import InvalidArgument
+
+
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [("UTC", 0), ("Z", 0), ("+05:30", 330), ("-08:00", -480), ("UTC-8", -480), ("+0930", 570)],
+)
+def test_offsets_and_utc_are_fixed_zones(text: str, offset: int) -> None:
+    """UTC and written offsets give fixed zones of that many minutes."""
+    assert parse_zone(text).utcoffset(None) == timedelta(minutes=offset)
+
+
+def test_iana_names_know_daylight_saving() -> None:
+    """An IANA name gives summer and winter offsets."""
+    berlin = parse_zone("Europe/Berlin")
+    assert datetime(2026, 1, 1, tzinfo=berlin).utcoffset() == timedelta(hours=1)
+    assert datetime(2026, 7, 1, tzinfo=berlin).utcoffset() == timedelta(hours=2)
+
+
+@pytest.mark.parametrize("text", ["Mars/Olympus", "+15:00", "", "../../etc/passwd"])
+def test_unknown_zones_are_refused_by_name(text: str) -> None:
+    """A name no zone has is an InvalidArgument that says how to write one."""
+    with pytest.raises(InvalidArgument, match="time zone"):
+        parse_zone(text)
+
+
+@given(st.text(max_size=40))
+def test_any_text_is_a_zone_or_a_clear_error(text: str) -> None:
+    """Any text gives a zone that can tell an offset, or an InvalidArgument; nothing else."""
+    try:
+        found = parse_zone(text)
+    except InvalidArgument as error:
+        message = str(error)
+        found = None
+    if found is None:
+        assert "time zone" in message
+    else:
+        assert datetime(2026, 1, 1, tzinfo=found).utcoffset() is not None
+
+
+def test_the_system_zone_follows_tz(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$TZ names the system's zone when set to a known name; otherwise some zone is found."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    assert local_zone() == ZoneInfo("Asia/Kolkata")
+    monkeypatch.setenv("TZ", "Nowhere/Atall")
+    assert datetime.now(local_zone()).utcoffset() is not None
+    assert isinstance(datetime.now(timezone.utc).astimezone(local_zone()), datetime)
