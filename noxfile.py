@@ -44,7 +44,9 @@ def bench(session: nox.Session) -> None:
     """Speed at scale beside FTS5 and bm25s. Quick sizes by default; pass --full for the real ones.
 
     ``nox -s bench`` takes seconds; ``nox -s bench -- --full`` runs the sizes in
-    benchmarks/RESULTS.md (about a quarter of an hour on two cores).
+    benchmarks/RESULTS.md. The planted section builds 100k- and 1M-event stores through the
+    builder on its first run (most of an hour on two cores) and reuses them from
+    benchmarks/.cache afterwards.
     """
     session.install("-e", ".[bench]")
     if "--full" in session.posargs:

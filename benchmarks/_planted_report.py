@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 FULL_PLAN = "100000:memory+jsondir,1000000:memory+sqlite"
-QUICK_PLAN = "3000:memory+jsondir"
+QUICK_PLAN = "2000:memory+jsondir"
 
 
 def parse_plan(plan: str) -> list[tuple[int, tuple[str, ...]]]:
