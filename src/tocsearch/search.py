@@ -22,6 +22,7 @@ from tocsearch.storage.protocol import Storage
 from tocsearch.text import query_terms
 
 __all__ = [
+    "DEFAULT_LIMIT",
     "SearchChildrenResult",
     "SearchField",
     "SearchMatch",

@@ -33,10 +33,12 @@ __all__ = [
     "detect_format",
     "event_to_json_line",
     "load_chatgpt",
+    "load_chatgpt_document",
     "load_claude_code",
     "load_events",
     "load_jsonl",
     "load_locomo",
+    "load_locomo_document",
 ]
 
 FORMATS: tuple[str, ...] = ("jsonl", "locomo", "claude-code", "chatgpt")

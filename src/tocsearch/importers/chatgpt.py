@@ -43,7 +43,13 @@ from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import read_text
 from tocsearch.models import Event, EventRole, EventType
 
-__all__ = ["AGENT", "branch_node_ids", "load_chatgpt", "message_text"]
+__all__ = [
+    "AGENT",
+    "branch_node_ids",
+    "load_chatgpt",
+    "load_chatgpt_document",
+    "message_text",
+]
 
 AGENT = "chatgpt"
 _HIDDEN_CONTENT = frozenset(

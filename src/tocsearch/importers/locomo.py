@@ -24,7 +24,13 @@ from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import read_text
 from tocsearch.models import EventRole, EventType
 
-__all__ = ["TURN_STEP", "load_locomo", "parse_session_start", "turn_times"]
+__all__ = [
+    "TURN_STEP",
+    "load_locomo",
+    "load_locomo_document",
+    "parse_session_start",
+    "turn_times",
+]
 
 TURN_STEP = timedelta(seconds=30)
 """The time between two turns of a session, unless the session runs too close to midnight."""

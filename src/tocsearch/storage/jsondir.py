@@ -52,7 +52,7 @@ _FORMAT = "tocsearch.jsondir"
 _SPANS = "spans.json"
 _SUFFIX = ".json"
 _R = TypeVar("_R", TocNode, Grip, Event)
-Span = tuple[datetime, datetime]
+_Span = tuple[datetime, datetime]
 
 
 def _record_id(record: TocNode | Grip | Event) -> str:
@@ -76,12 +76,12 @@ def _decode(path: Path, data: bytes, cls: type[_R], expected_id: str | None) -> 
     return record
 
 
-def _period(node_id: str) -> Span:
+def _period(node_id: str) -> _Span:
     key = parse_node_id(node_id)
     return key.start, key.end
 
 
-def _hull(first: Span, second: Span) -> Span:
+def _hull(first: _Span, second: _Span) -> _Span:
     return min(first[0], second[0]), max(first[1], second[1])
 
 
@@ -181,7 +181,7 @@ class JsonDirStorage(FileStorage):
         return self._path / "events" / encode_name(session_id) / (encode_name(event_id) + _SUFFIX)
 
     # -- the spans of nodes that leave their period -----------------------------------------
-    def _read_spans(self) -> dict[str, Span]:
+    def _read_spans(self) -> dict[str, _Span]:
         path = self._path / _SPANS
         data = read_bytes(path)
         if data is None:
@@ -195,7 +195,7 @@ class JsonDirStorage(FileStorage):
         except (ValueError, TypeError, AttributeError):
             raise StoreCorrupted(f"{path}: not a valid map of node spans") from None
 
-    def _save_spans(self, spans: dict[str, Span]) -> None:
+    def _save_spans(self, spans: dict[str, _Span]) -> None:
         body = {
             node_id: [start.isoformat(), end.isoformat()] for node_id, (start, end) in spans.items()
         }
@@ -208,7 +208,7 @@ class JsonDirStorage(FileStorage):
         if kept != self._spans:
             self._save_spans(kept)
 
-    def _index_span(self, node: TocNode) -> Span:
+    def _index_span(self, node: TocNode) -> _Span:
         return _hull(_period(node.node_id), (node.start_time, node.end_time))
 
     # -- listings ----------------------------------------------------------------------------
