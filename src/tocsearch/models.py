@@ -28,6 +28,7 @@ __all__ = [
     "TocBullet",
     "TocLevel",
     "TocNode",
+    "conversation_key",
     "time_order",
 ]
 
@@ -238,6 +239,15 @@ class Grip:
                 f"grip {self.grip_id}: event_id_end {value!r} sorts before "
                 f"event_id_start {self.event_id_start!r}"
             )
+
+
+def conversation_key(event: Event) -> tuple[str, str, str]:
+    """The conversation an event belongs to: its project (``metadata["project"]``, empty when
+    the source has none), its session, and the subagent within it (``metadata["agent_id"]``,
+    empty for the main conversation). A segment holds one conversation, and expanding an event
+    or a grip shows the turns of its conversation only."""
+    metadata = event.metadata
+    return metadata.get("project", ""), event.session_id, metadata.get("agent_id", "")
 
 
 time_order: Callable[[TocNode], tuple[datetime, str]] = operator.attrgetter("start_time", "node_id")

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import attrs
 
 from tocsearch._checks import whole_number
+from tocsearch._neighbours import conversation_events, conversation_neighbours
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
@@ -287,7 +288,8 @@ class MemoryService:
 
     def expand_grip(self, request: ExpandGripRequest) -> ExpandGripResponse:
         """The events behind a grip, with up to ``events_before`` and ``events_after`` events of
-        context in event (time) order.
+        context in event (time) order, all of the grip's own conversation (project, session and
+        subagent): another session's turns never pad the context.
 
         Raises:
             InvalidArgument: empty grip id or a negative context size.
@@ -296,22 +298,25 @@ class MemoryService:
         _check_id("grip_id", request.grip_id)
         _check_context(request.events_before, request.events_after)
         grip = self.storage.get_grip(request.grip_id)
+        own = conversation_events(self.storage, grip.event_id_start, grip.event_id_end)
+        if not own:  # the grip's events are gone: there is nothing to take context around
+            return ExpandGripResponse(
+                grip=grip, events_before=(), excerpt_events=(), events_after=()
+            )
         return ExpandGripResponse(
             grip=grip,
             events_before=tuple(
-                self.storage.get_events_before(grip.event_id_start, request.events_before)
+                conversation_neighbours(self.storage, own[0], request.events_before, before=True)
             ),
-            excerpt_events=tuple(
-                self.storage.get_event_range(grip.event_id_start, grip.event_id_end)
-            ),
+            excerpt_events=tuple(own),
             events_after=tuple(
-                self.storage.get_events_after(grip.event_id_end, request.events_after)
+                conversation_neighbours(self.storage, own[-1], request.events_after, before=False)
             ),
         )
 
     def expand_event(self, request: ExpandEventRequest) -> ExpandEventResponse:
         """One event with up to ``events_before`` and ``events_after`` events of context in
-        event (time) order.
+        event (time) order, all of the event's own conversation.
 
         Raises:
             InvalidArgument: empty event id or a negative context size.
@@ -323,9 +328,11 @@ class MemoryService:
         return ExpandEventResponse(
             event=event,
             events_before=tuple(
-                self.storage.get_events_before(event.event_id, request.events_before)
+                conversation_neighbours(self.storage, event, request.events_before, before=True)
             ),
-            events_after=tuple(self.storage.get_events_after(event.event_id, request.events_after)),
+            events_after=tuple(
+                conversation_neighbours(self.storage, event, request.events_after, before=False)
+            ),
         )
 
     @staticmethod

@@ -29,14 +29,13 @@ from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
-    conversation_key,
     last_segment,
     overlap_tail,
     plan_segments,
     split_events,
 )
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode, time_order
+from tocsearch.models import Event, Grip, TocNode, conversation_key, time_order
 from tocsearch.storage.protocol import Storage
 from tocsearch.summarize._extractive import ExtractiveSummarizer
 from tocsearch.summarize._summarizer import Summarizer

@@ -10,9 +10,8 @@ import re
 
 from tocsearch.errors import StoreCorrupted
 from tocsearch.ids import parent_id, parse_node_id
-from tocsearch.ingest._segmenter import conversation_key
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode, time_order
+from tocsearch.models import TocNode, conversation_key, time_order
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["check_tree"]

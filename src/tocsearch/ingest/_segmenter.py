@@ -1,9 +1,9 @@
 """Cutting the global event stream into segments.
 
 Events are taken in event-id order, which is time order across every session, and each
-conversation (its project and session, see :func:`conversation_key`) is cut on its own: a segment
-never holds two sessions or two projects, however their events interleave in time. Within a
-conversation a new segment starts
+conversation (its project, session and subagent: :func:`tocsearch.models.conversation_key`) is
+cut on its own: a segment never holds two sessions or two projects, however their events
+interleave in time. Within a conversation a new segment starts
 
 * after a silence longer than ``segment_gap``,
 * before the event that would take the segment past ``max_segment_tokens``, and
@@ -26,12 +26,11 @@ import attrs
 
 from tocsearch.ids import segment_id
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.models import Event, EventRole, EventType
+from tocsearch.models import Event, EventRole, EventType, conversation_key
 from tocsearch.text import TokenEstimator
 
 __all__ = [
     "SegmentPlan",
-    "conversation_key",
     "counted_text",
     "event_tokens",
     "last_segment",
@@ -55,14 +54,6 @@ class SegmentPlan:
     def event_ids(self) -> tuple[str, ...]:
         """The owned event ids, in order."""
         return tuple(event.event_id for event in self.events)
-
-
-def conversation_key(event: Event) -> tuple[str, str, str]:
-    """The conversation an event belongs to: its project (``metadata["project"]``, empty when
-    the source has none), its session, and the subagent within it (``metadata["agent_id"]``,
-    empty for the main conversation). Segments never mix two keys."""
-    metadata = event.metadata
-    return metadata.get("project", ""), event.session_id, metadata.get("agent_id", "")
 
 
 def is_tool_result(event: Event) -> bool:
