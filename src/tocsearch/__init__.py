@@ -22,6 +22,17 @@ from tocsearch.errors import (
     TocsearchError,
 )
 from tocsearch.importers import ImportProblem, ImportResult, load_events
+from tocsearch.index import (
+    Embedder,
+    HashingEmbedder,
+    IndexingStorage,
+    IndexSync,
+    SearchHit,
+    SearchIndex,
+    SearchMode,
+    SearchOutcome,
+    reciprocal_rank_fusion,
+)
 from tocsearch.ingest import BuildConfig, IngestReport, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
@@ -85,6 +96,7 @@ __all__ = [
     "BrowseTocResponse",
     "BuildConfig",
     "CallableSummarizer",
+    "Embedder",
     "Event",
     "EventNotFound",
     "EventRole",
@@ -98,10 +110,13 @@ __all__ = [
     "ExtractiveSummarizer",
     "Grip",
     "GripNotFound",
+    "HashingEmbedder",
     "ImportFailed",
     "ImportProblem",
     "ImportResult",
     "InMemoryStorage",
+    "IndexSync",
+    "IndexingStorage",
     "IngestReport",
     "InvalidArgument",
     "InvalidId",
@@ -117,10 +132,14 @@ __all__ = [
     "SearchChildrenResponse",
     "SearchChildrenResult",
     "SearchField",
+    "SearchHit",
+    "SearchIndex",
     "SearchMatch",
+    "SearchMode",
     "SearchNodeRequest",
     "SearchNodeResponse",
     "SearchNodeResult",
+    "SearchOutcome",
     "ShelveStorage",
     "SqliteStorage",
     "StepMatch",
@@ -151,6 +170,7 @@ __all__ = [
     "parse_time_hints",
     "query_terms",
     "rank_nodes",
+    "reciprocal_rank_fusion",
     "repair_store",
     "search_children",
     "search_node",

@@ -1,0 +1,39 @@
+"""Indexed search: SQLite FTS5 and vector nearest neighbours over a store's texts, fused by
+Reciprocal Rank Fusion, with the index-free navigator as the fallback.
+
+>>> from tocsearch.storage import InMemoryStorage
+>>> from tocsearch.ingest import TocBuilder
+>>> from tocsearch.examples import load_example_events
+>>> store = InMemoryStorage()
+>>> _ = TocBuilder(store).ingest(load_example_events())
+>>> index = SearchIndex(store, embedder=HashingEmbedder())
+>>> outcome = index.search("JWT refresh token rotation", limit=3)
+>>> outcome.mode_used.value, len(outcome.hits), 0.0 < outcome.hits[0].score <= 1.0
+('hybrid', 3, True)
+"""
+
+from tocsearch.index._embedder import Embedder
+from tocsearch.index._fusion import RRF_K, reciprocal_rank_fusion
+from tocsearch.index._hashing import HashingEmbedder
+from tocsearch.index._query import fts_phrases, match_all, match_any
+from tocsearch.index._search import SearchHit, SearchMode, SearchOutcome
+from tocsearch.index._sidecar import INDEX_FILE_NAME, IndexSync, SearchIndex, default_index_path
+from tocsearch.index._syncing import IndexingStorage
+
+__all__ = [
+    "Embedder",
+    "HashingEmbedder",
+    "INDEX_FILE_NAME",
+    "IndexSync",
+    "IndexingStorage",
+    "RRF_K",
+    "SearchHit",
+    "SearchIndex",
+    "SearchMode",
+    "SearchOutcome",
+    "default_index_path",
+    "fts_phrases",
+    "match_all",
+    "match_any",
+    "reciprocal_rank_fusion",
+]

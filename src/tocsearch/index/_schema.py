@@ -1,0 +1,111 @@
+"""The tables of a search-index sidecar file, beside the FTS5 tables every index shares.
+
+Tables (format :data:`INDEX_FORMAT`, kept in ``index_meta``)::
+
+    events(id INTEGER PRIMARY KEY, event_id TEXT UNIQUE, time_us INTEGER)
+        the indexed events; ``id`` is the rowid of the event's text in ``events_fts``
+    nodes(id INTEGER PRIMARY KEY, node_id TEXT UNIQUE, level TEXT, start_us INTEGER,
+          end_us INTEGER)
+        the indexed segments; ``id`` is the rowid of the segment's texts in ``segments_fts``
+    owners(event_id TEXT PRIMARY KEY, node_id TEXT)     which segment owns an event
+    vectors(id INTEGER PRIMARY KEY, embedding BLOB)     float32 vector of events.id
+    index_meta(key TEXT PRIMARY KEY, value TEXT)
+        'format', the store counts at the last sync ('store_events', 'store_nodes') and the
+        embedder the vectors come from ('embedder', 'dimension')
+    and the FTS5 tables of :mod:`tocsearch.storage._sqlite_fts`
+
+``events`` and ``nodes`` carry the columns of the same name in a SQLite store, so one query
+serves both.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tocsearch.storage._sqlite_fts import (
+    FTS_VERSION,
+    create_fts_tables,
+    drop_fts_tables,
+    fts_version,
+)
+
+__all__ = [
+    "INDEX_FORMAT",
+    "create_index_tables",
+    "current_format",
+    "drop_index_tables",
+    "index_format",
+    "read_meta",
+    "write_meta",
+]
+
+INDEX_FORMAT = 1
+"""The version of the sidecar's own tables; a sidecar of another version is rebuilt."""
+
+_TABLES = (
+    """CREATE TABLE IF NOT EXISTS events (
+        id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, time_us INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS events_by_time ON events (time_us)",
+    """CREATE TABLE IF NOT EXISTS nodes (
+        id INTEGER PRIMARY KEY, node_id TEXT NOT NULL UNIQUE, level TEXT NOT NULL,
+        start_us INTEGER NOT NULL, end_us INTEGER NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS owners (
+        event_id TEXT PRIMARY KEY, node_id TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS owners_by_node ON owners (node_id)",
+    "CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+_DROPPED = ("events", "nodes", "owners", "vectors", "index_meta")
+
+
+def create_index_tables(connection: sqlite3.Connection) -> None:
+    """Create every table of a sidecar (FTS5 tables included) unless it exists."""
+    for statement in _TABLES:
+        connection.execute(statement)
+    create_fts_tables(connection)
+    connection.execute(
+        "INSERT OR IGNORE INTO index_meta (key, value) VALUES ('format', ?)", (str(INDEX_FORMAT),)
+    )
+
+
+def drop_index_tables(connection: sqlite3.Connection) -> None:
+    """Remove every table of a sidecar, so :func:`create_index_tables` starts afresh."""
+    drop_fts_tables(connection)
+    for table in _DROPPED:
+        connection.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def index_format(connection: sqlite3.Connection) -> tuple[int, int] | None:
+    """``(index format, FTS version)`` of a sidecar, or None when it has no tables yet or
+    they are unreadable."""
+    value = read_meta(connection, "format")
+    version = fts_version(connection)
+    if value is None or version is None or not value.isdigit():
+        return None
+    return int(value), version
+
+
+def current_format() -> tuple[int, int]:
+    """The ``(index format, FTS version)`` this code writes."""
+    return INDEX_FORMAT, FTS_VERSION
+
+
+def read_meta(connection: sqlite3.Connection, key: str) -> str | None:
+    """The value stored under ``key`` in ``index_meta``, or None."""
+    try:
+        row = connection.execute("SELECT value FROM index_meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:  # no such table
+        return None
+    return None if row is None else str(row[0])
+
+
+def write_meta(connection: sqlite3.Connection, key: str, value: str) -> None:
+    """Store ``value`` under ``key`` in ``index_meta``."""
+    connection.execute(
+        "INSERT INTO index_meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

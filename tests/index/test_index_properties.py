@@ -1,0 +1,83 @@
+"""The index and the store never disagree, whatever sequence of writes reached the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.strategies import events, toc_nodes
+
+from tocsearch.index import HashingEmbedder, IndexingStorage, SearchIndex
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, TocNode
+from tocsearch.storage import InMemoryStorage, Storage
+
+_segments = toc_nodes(TocLevel.SEGMENT)
+
+
+@st.composite
+def _owned_segments(draw: st.DrawFn, pool: dict[str, Event], given_out: set[str]) -> TocNode:
+    node = draw(_segments)
+    # Each event belongs to one segment at most, as in every tree the builder makes.
+    free = sorted(set(pool) - given_out)
+    owned = draw(st.lists(st.sampled_from(free), max_size=4, unique=True)) if free else []
+    given_out.update(owned)
+    return attrs.evolve(node, event_ids=tuple(owned))
+
+
+_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("events"), st.lists(events(), min_size=1, max_size=4)),
+        st.tuples(st.just("segments"), st.integers(1, 3)),
+        st.tuples(st.just("delete"), st.integers(0, 10)),
+        st.tuples(st.just("day"), toc_nodes(TocLevel.DAY)),
+    ),
+    max_size=12,
+)
+
+
+def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]]) -> None:
+    pool: dict[str, Event] = {}
+    given_out: set[str] = set()
+    for kind, value in operations:
+        if kind == "events":
+            store.put_events(value)
+            pool.update((event.event_id, event) for event in value)
+        elif kind == "segments":
+            store.put_nodes([data.draw(_owned_segments(pool, given_out)) for _ in range(value)])
+        elif kind == "delete":
+            ids = sorted(store.iter_node_ids())
+            if ids:
+                store.delete_node(ids[value % len(ids)])
+        else:
+            store.put_node(value)
+
+
+@settings(max_examples=30)
+@given(st.data(), _operations)
+def test_writes_through_the_indexing_store_keep_the_index_in_step(
+    data: st.DataObject, operations: list[tuple[str, Any]]
+) -> None:
+    """After every sequence of puts and deletes made through IndexingStorage, check() passes
+    without a sync and the index knows it is current."""
+    store = IndexingStorage(SearchIndex(InMemoryStorage(), embedder=HashingEmbedder(8)))
+    store.index.sync()
+    _apply(store, data, operations)
+    assert store.index.is_current()
+    store.index.check()
+
+
+@settings(max_examples=30)
+@given(st.data(), _operations)
+def test_sync_after_writes_behind_the_index_restores_agreement(
+    data: st.DataObject, operations: list[tuple[str, Any]]
+) -> None:
+    """Writes made to the store directly are all reflected after one sync."""
+    plain = InMemoryStorage()
+    index = SearchIndex(plain)
+    index.sync()
+    _apply(plain, data, operations)
+    index.sync()
+    index.check()
