@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tocsearch.errors import InvalidArgument
-from tocsearch.index import RRF_K, reciprocal_rank_fusion
+from tocsearch.index import reciprocal_rank_fusion
+from tocsearch.index._fusion import RRF_K
 
 
 def test_items_in_both_lists_rank_above_items_in_one() -> None:

@@ -13,20 +13,18 @@ Reciprocal Rank Fusion, with the index-free navigator as the fallback.
 """
 
 from tocsearch.index._embedder import Embedder
-from tocsearch.index._fusion import RRF_K, reciprocal_rank_fusion
+from tocsearch.index._fusion import reciprocal_rank_fusion
 from tocsearch.index._hashing import HashingEmbedder
 from tocsearch.index._query import fts_phrases, match_all, match_any
 from tocsearch.index._search import SearchHit, SearchMode, SearchOutcome
-from tocsearch.index._sidecar import INDEX_FILE_NAME, IndexSync, SearchIndex, default_index_path
+from tocsearch.index._sidecar import IndexSync, SearchIndex, default_index_path
 from tocsearch.index._syncing import IndexingStorage
 
 __all__ = [
     "Embedder",
     "HashingEmbedder",
-    "INDEX_FILE_NAME",
     "IndexSync",
     "IndexingStorage",
-    "RRF_K",
     "SearchHit",
     "SearchIndex",
     "SearchMode",
