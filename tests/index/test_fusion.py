@@ -35,7 +35,7 @@ def test_a_single_list_keeps_its_order_with_scores() -> None:
 
 def test_a_negative_k_is_refused() -> None:
     """k must be a non-negative integer."""
-    with pytest.raises(InvalidArgument, match="k must be"):
+    with pytest.raises(InvalidArgument, match="k must be a whole number"):
         reciprocal_rank_fusion(["a"], k=-1)
 
 

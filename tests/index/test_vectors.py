@@ -45,7 +45,7 @@ def test_hashing_embedder_is_an_embedder_of_unit_rows() -> None:
 
 def test_hashing_embedder_refuses_a_bad_dimension() -> None:
     """A dimension under 1 is an error that names the value."""
-    with pytest.raises(InvalidArgument, match="dimension"):
+    with pytest.raises(InvalidArgument, match="dimension must be a whole number"):
         HashingEmbedder(dimension=0)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
-from tocsearch.errors import InvalidArgument
+from tocsearch._checks import whole_number
 
 __all__ = ["RRF_K", "reciprocal_rank_fusion"]
 
@@ -32,8 +32,7 @@ def reciprocal_rank_fusion(*ranked_lists: Sequence[_T], k: int = RRF_K) -> list[
     Raises:
         InvalidArgument: ``k`` is negative.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise InvalidArgument(f"k must be a non-negative integer, got {k!r}")
+    whole_number("k", k, 0)
     if not ranked_lists:
         return []
     totals: dict[_T, float] = {}

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tocsearch.errors import InvalidArgument
+from tocsearch._checks import whole_number
 from tocsearch.index._embedder import normalized_rows
 
 if TYPE_CHECKING:
@@ -34,9 +34,7 @@ class HashingEmbedder:
     """
 
     def __init__(self, dimension: int = 256) -> None:
-        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
-            raise InvalidArgument(f"dimension must be a positive integer, got {dimension!r}")
-        self._dimension = dimension
+        self._dimension = whole_number("dimension", dimension)
 
     @property
     def name(self) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from tocsearch._checks import in_utc, whole_number
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, StorageError
 from tocsearch.index._fusion import reciprocal_rank_fusion
@@ -102,8 +103,7 @@ class _EmbedderFailed(Exception):
 
 
 def _check(limit: int, min_score: float) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidArgument(f"limit must be a positive integer, got {limit!r}")
+    whole_number("limit", limit)
     if isinstance(min_score, bool) or not isinstance(min_score, (int, float)):
         raise InvalidArgument(f"min_score must be a number from 0 to 1, got {min_score!r}")
     if not 0.0 <= min_score <= 1.0:
@@ -244,6 +244,8 @@ def run_search(
     _check(limit, min_score)
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {query!r}")
+    start = None if start is None else in_utc(start, "start")
+    end = None if end is None else in_utc(end, "end")
     used = requested
     note = ""
     if requested is not SearchMode.TOC:
