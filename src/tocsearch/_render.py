@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 from collections.abc import Mapping, Sequence
+from datetime import timezone, tzinfo
 
-from tocsearch.models import Event, TocNode
+from tocsearch.models import Event, TocNode, is_tool_result
 from tocsearch.navigate import NavigationResult
 from tocsearch.service import (
     BrowseTocResponse,
@@ -14,10 +16,12 @@ from tocsearch.service import (
     SearchChildrenResponse,
     SearchNodeResponse,
 )
-from tocsearch.text import clip
+from tocsearch.text import ELLIPSIS, clip
 
 __all__ = [
+    "TOOL_OUTPUT_SHOWN",
     "browse_page",
+    "conversation_header",
     "event_context",
     "expansion",
     "ingest_report",
@@ -81,33 +85,64 @@ def navigation(result: NavigationResult, *, verbose: bool) -> str:
     return result.to_markdown(include_path=False)
 
 
-def _event_line(event: Event, marker: str) -> str:
-    when = f"{event.timestamp:%Y-%m-%d %H:%M}"
+TOOL_OUTPUT_SHOWN = 600
+"""Characters of one tool output shown by ``expand`` unless ``--full`` asks for all of it."""
+
+
+def _event_line(event: Event, marker: str, zone: tzinfo, full: bool) -> str:
+    when = f"{event.timestamp.astimezone(zone):%Y-%m-%d %H:%M}"
     speaker = event.metadata.get("speaker") or event.role.value
-    body = textwrap.fill(
-        " ".join(event.text.split()), width=_WIDTH, initial_indent="", subsequent_indent=" " * 30
-    )
+    text = " ".join(event.text.split())
+    if not full and is_tool_result(event) and len(text) > TOOL_OUTPUT_SHOWN:
+        hidden = len(text) - TOOL_OUTPUT_SHOWN
+        text = (
+            f"{text[:TOOL_OUTPUT_SHOWN]}{ELLIPSIS} "
+            f"[tool output clipped: {hidden:,} more characters; --full shows all]"
+        )
+    body = textwrap.fill(text, width=_WIDTH, initial_indent="", subsequent_indent=" " * 30)
     return f"{marker} {when}  {speaker:<10}  {body}"
 
 
-def expansion(response: ExpandGripResponse) -> str:
+def conversation_header(event: Event) -> list[str]:
+    """Where an event was said: its project, session, branch and subagent, and for a Claude
+    Code session the command that resumes it."""
+    metadata = event.metadata
+    place = metadata.get("cwd") or metadata.get("project")
+    parts = [f"project {place}"] if place else []
+    parts.append(f"session {event.session_id}")
+    if metadata.get("git_branch"):
+        parts.append(f"branch {metadata['git_branch']}")
+    if metadata.get("agent_id"):
+        parts.append(f"subagent {metadata['agent_id']}")
+    lines = ["  ".join(parts)]
+    if event.agent == "claude-code":
+        resume = f"claude -r {event.session_id}"
+        cwd = metadata.get("cwd")
+        lines.append(f"resume: cd {shlex.quote(cwd)} && {resume}" if cwd else f"resume: {resume}")
+    return lines
+
+
+def expansion(
+    response: ExpandGripResponse, *, zone: tzinfo = timezone.utc, full: bool = False
+) -> str:
     grip = response.grip
-    lines = [
-        f"{grip.grip_id}  (segment {grip.toc_node_id or '-'}, source {grip.source})",
-        f"excerpt: {grip.excerpt}",
-        "",
-    ]
-    lines += [_event_line(event, " ") for event in response.events_before]
-    lines += [_event_line(event, ">") for event in response.excerpt_events]
-    lines += [_event_line(event, " ") for event in response.events_after]
+    lines = [f"{grip.grip_id}  (segment {grip.toc_node_id or '-'})"]
+    if response.excerpt_events:
+        lines += conversation_header(response.excerpt_events[0])
+    lines += [f"excerpt: {grip.excerpt}", ""]
+    lines += [_event_line(event, " ", zone, full) for event in response.events_before]
+    lines += [_event_line(event, ">", zone, full) for event in response.excerpt_events]
+    lines += [_event_line(event, " ", zone, full) for event in response.events_after]
     return "\n".join(lines)
 
 
-def event_context(response: ExpandEventResponse) -> str:
-    lines = [f"{response.event.event_id}  (session {response.event.session_id})", ""]
-    lines += [_event_line(event, " ") for event in response.events_before]
-    lines.append(_event_line(response.event, ">"))
-    lines += [_event_line(event, " ") for event in response.events_after]
+def event_context(
+    response: ExpandEventResponse, *, zone: tzinfo = timezone.utc, full: bool = False
+) -> str:
+    lines = [response.event.event_id, *conversation_header(response.event), ""]
+    lines += [_event_line(event, " ", zone, full) for event in response.events_before]
+    lines.append(_event_line(response.event, ">", zone, full))
+    lines += [_event_line(event, " ", zone, full) for event in response.events_after]
     return "\n".join(lines)
 
 

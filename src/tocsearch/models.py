@@ -29,6 +29,7 @@ __all__ = [
     "TocLevel",
     "TocNode",
     "conversation_key",
+    "is_tool_result",
     "time_order",
 ]
 
@@ -239,6 +240,12 @@ class Grip:
                 f"grip {self.grip_id}: event_id_end {value!r} sorts before "
                 f"event_id_start {self.event_id_start!r}"
             )
+
+
+def is_tool_result(event: Event) -> bool:
+    """Whether an event is a tool's output (by role or by type): text a machine wrote, often
+    long, that segmentation cuts and ``expand`` clips."""
+    return event.role is EventRole.TOOL or event.event_type is EventType.TOOL_RESULT
 
 
 def conversation_key(event: Event) -> tuple[str, str, str]:

@@ -6,6 +6,8 @@ import argparse
 from typing import TextIO
 
 from tocsearch import _render
+from tocsearch._clock import local_zone
+from tocsearch._render import TOOL_OUTPUT_SHOWN
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
@@ -13,6 +15,7 @@ from tocsearch.cli._common import (
     non_negative,
     open_store,
     positive,
+    zone,
 )
 from tocsearch.converter import to_dict
 from tocsearch.ids import EVENT_PREFIX
@@ -35,6 +38,14 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
     expand.add_argument("--before", type=non_negative, default=3)
     expand.add_argument("--after", type=non_negative, default=3)
+    expand.add_argument(
+        "--full",
+        action="store_true",
+        help=f"show whole tool outputs (else {TOOL_OUTPUT_SHOWN:,} characters)",
+    )
+    expand.add_argument(
+        "--tz", type=zone, help="show times in this zone (default: the system's zone)"
+    )
     expand.set_defaults(run=_expand)
 
     show = commands.add_parser("show", parents=parents, help="show one node")
@@ -54,12 +65,23 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
         service = MemoryService(storage)
+        clock = args.tz if args.tz is not None else local_zone()
         if args.target.startswith(EVENT_PREFIX):
             around = service.expand_event(ExpandEventRequest(args.target, args.before, args.after))
-            emit(args, out, to_dict(around), lambda: _render.event_context(around))
+            emit(
+                args,
+                out,
+                to_dict(around),
+                lambda: _render.event_context(around, zone=clock, full=args.full),
+            )
             return 0
         response = service.expand_grip(ExpandGripRequest(args.target, args.before, args.after))
-        emit(args, out, to_dict(response), lambda: _render.expansion(response))
+        emit(
+            args,
+            out,
+            to_dict(response),
+            lambda: _render.expansion(response, zone=clock, full=args.full),
+        )
     return 0
 
 

@@ -26,7 +26,7 @@ import attrs
 
 from tocsearch.ids import segment_id
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.models import Event, EventRole, EventType, conversation_key
+from tocsearch.models import Event, conversation_key, is_tool_result
 from tocsearch.text import TokenEstimator
 
 __all__ = [
@@ -54,11 +54,6 @@ class SegmentPlan:
     def event_ids(self) -> tuple[str, ...]:
         """The owned event ids, in order."""
         return tuple(event.event_id for event in self.events)
-
-
-def is_tool_result(event: Event) -> bool:
-    """Whether an event is a tool's output (by role or by type)."""
-    return event.role is EventRole.TOOL or event.event_type is EventType.TOOL_RESULT
 
 
 def counted_text(event: Event, config: BuildConfig) -> str:
