@@ -168,3 +168,8 @@ def tricky_segments(draw: st.DrawFn, day: date = date(2026, 1, 5)) -> TocNode:
         keywords=tuple(draw(st.lists(tricky_texts, max_size=4))),
         summary=draw(st.none() | tricky_texts),
     )
+
+
+# Any text Python can hold, unpaired surrogates included (st.text leaves those out by default).
+surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=())
+any_text = st.text(alphabet=st.characters(exclude_categories=()) | surrogates)

@@ -11,17 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.cli import run
 from tocsearch.cli import main
 from tocsearch.examples import example_path
 
 JWT_QUESTION = "what did we decide about JWT refresh tokens last week"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    """Run main() in-process and return (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

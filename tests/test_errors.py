@@ -21,6 +21,7 @@ from tocsearch.errors import (
     StoreLocked,
     StoreReadOnly,
     TocsearchError,
+    UnknownFormat,
 )
 
 PARENTS: dict[type[Exception], tuple[type[BaseException], ...]] = {
@@ -36,6 +37,7 @@ PARENTS: dict[type[Exception], tuple[type[BaseException], ...]] = {
     StoreClosed: (StorageError, OSError),
     StoreCorrupted: (StorageError, OSError),
     ImportFailed: (TocsearchError, ValueError),
+    UnknownFormat: (ImportFailed, TocsearchError, ValueError),
 }
 
 

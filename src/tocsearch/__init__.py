@@ -20,6 +20,7 @@ from tocsearch.errors import (
     StoreLocked,
     StoreReadOnly,
     TocsearchError,
+    UnknownFormat,
 )
 from tocsearch.importers import ImportProblem, ImportResult, load_events
 from tocsearch.index import (
@@ -161,6 +162,7 @@ __all__ = [
     "TocNode",
     "TocsearchError",
     "TokenEstimator",
+    "UnknownFormat",
     "check_store",
     "check_tree",
     "estimate_tokens",

@@ -16,6 +16,7 @@ Every error is a :class:`TocsearchError`; where a builtin fits, an error also in
     │   ├── StoreClosed                     the store was used after close()
     │   └── StoreCorrupted                  check() or a read found broken data
     └── ImportFailed (ValueError)           an input file could not be imported
+        └── UnknownFormat                   an input's format cannot be told from its content
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "StoreLocked",
     "StoreReadOnly",
     "TocsearchError",
+    "UnknownFormat",
 ]
 
 
@@ -91,3 +93,15 @@ class StoreCorrupted(StorageError):
 
 class ImportFailed(TocsearchError, ValueError):
     """An input file could not be imported; the message names the file, record and reason."""
+
+
+class UnknownFormat(ImportFailed):
+    """The format of an input cannot be told from its content, so it must be named.
+
+    ``detail`` says what was found, without the hint on how to name the format, so that the
+    command line can give its own (``--format``) where Python callers read ``format=``.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"{detail}; pass format=")
+        self.detail = detail

@@ -19,6 +19,7 @@ from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.ids import parse_event_id, parse_grip_id, parse_node_id
 from tocsearch.levels import TocLevel
+from tocsearch.text import encodable
 
 __all__ = [
     "Event",
@@ -94,11 +95,24 @@ def _bullet_tuple(values: Iterable[TocBullet]) -> tuple[TocBullet, ...]:
 
 
 def _metadata(values: Mapping[str, str]) -> dict[str, str]:
-    copied = dict(values)
-    for key, value in copied.items():
+    copied: dict[str, str] = {}
+    for key, value in dict(values).items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise InvalidArgument(f"event metadata maps strings to strings, got {key!r}: {value!r}")
+        copied[encodable(key)] = encodable(value)
     return copied
+
+
+def _event_text(value: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"Event text must be a string, got {type(value).__name__}: {value!r}")
+    return encodable(value)
+
+
+def _optional_text(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return _event_text(value)
 
 
 def _nonempty(instance: Any, attribute: attrs.Attribute[str], value: str) -> None:
@@ -153,16 +167,20 @@ class Event:
     ``event_id`` has the form ``evt:<13-digit epoch ms>:<suffix>`` (see :mod:`tocsearch.ids`) and
     must carry the event's own timestamp, so that ids sort in time order. Make one with
     ``tocsearch.ids.event_id(timestamp, suffix)``.
+
+    Text fields (``session_id``, ``text``, ``metadata``, ``agent``) hold only what UTF-8 can
+    store: an unpaired surrogate becomes U+FFFD on construction (:func:`tocsearch.text.encodable`),
+    so every store can write every event and every answer can be printed.
     """
 
     event_id: str = attrs.field(validator=_event_id_matches_time)
-    session_id: str = attrs.field(validator=_nonempty)
+    session_id: str = attrs.field(converter=_event_text, validator=_nonempty)
     timestamp: datetime = attrs.field(converter=in_utc)
     role: EventRole = attrs.field(converter=_role)
     event_type: EventType = attrs.field(converter=_event_type)
-    text: str
+    text: str = attrs.field(converter=_event_text)
     metadata: dict[str, str] = attrs.field(factory=dict, converter=_metadata, hash=False)
-    agent: str | None = None
+    agent: str | None = attrs.field(default=None, converter=_optional_text)
 
 
 @attrs.frozen

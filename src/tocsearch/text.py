@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Protocol
 
 __all__ = [
     "ELLIPSIS",
     "MIN_TERM_LENGTH",
+    "REPLACEMENT_CHARACTER",
     "TokenEstimator",
     "clip",
     "collapse_spaces",
     "collapsed_head",
+    "encodable",
     "estimate_tokens",
     "normalize",
     "query_terms",
@@ -19,6 +22,31 @@ __all__ = [
 
 MIN_TERM_LENGTH = 3
 """Terms shorter than this many characters are dropped from queries."""
+
+
+REPLACEMENT_CHARACTER = "\ufffd"
+"""What stands in for a character that UTF-8 cannot encode (see :func:`encodable`)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` as UTF-8 can store it: the one rule for unencodable text.
+
+    A Python string may hold surrogate code points (``json.loads`` of ``"\\ud83d"``, half an
+    emoji cut off by a writer that counts UTF-16 units). No UTF-8 file can hold one, so each
+    unpaired surrogate becomes U+FFFD, as UTF-8 encoders of JavaScript and the web do; a pair
+    that spells one character becomes that character. Every other string is returned as is.
+    Runtime complexity: O(1) for ASCII text, O(n) otherwise.
+
+    >>> encodable("half an emoji \\ud83d") == "half an emoji \\ufffd"
+    True
+    >>> encodable("\\ud83d\\ude00") == "\\U0001f600"
+    True
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def normalize(text: str) -> str:

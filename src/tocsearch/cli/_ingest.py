@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TextIO
 
 from tocsearch import _render
-from tocsearch.cli._common import Commands, SharedOptions, emit, open_store
+from tocsearch.cli._common import CommandError, Commands, SharedOptions, emit, open_store
 from tocsearch.converter import to_dict
+from tocsearch.errors import UnknownFormat
 from tocsearch.importers import FORMATS, load_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
@@ -37,7 +38,10 @@ def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded: list[Event] = []
     problems: list[str] = []
     for path in args.files:
-        result = load_events(path, format=args.format, strict=args.strict)
+        try:
+            result = load_events(path, format=args.format, strict=args.strict)
+        except UnknownFormat as error:
+            raise CommandError(f"{error.detail}; pass --format ({', '.join(FORMATS)})") from None
         loaded.extend(result.events)
         problems.extend(str(problem) for problem in result.problems)
     for problem in problems:

@@ -10,7 +10,8 @@ Four formats are read (see ``docs/importers.md`` for each one's rules):
 Every loader takes ``strict``: a strict import raises :class:`~tocsearch.errors.ImportFailed`
 on the first bad record, before anything is returned, so a caller never stores half a file; a
 lenient one skips bad records and lists each in :attr:`ImportResult.problems`. Event ids are
-deterministic, so importing the same file twice yields the same events.
+deterministic, so importing the same file twice yields the same events. Unencodable text (an
+unpaired surrogate) becomes U+FFFD; a record nested deeper than :data:`MAX_JSON_DEPTH` is bad.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 from pathlib import Path
 
 from tocsearch.errors import InvalidArgument
+from tocsearch.importers._json import MAX_JSON_DEPTH
 from tocsearch.importers._records import ImportProblem, ImportResult
 from tocsearch.importers.chatgpt import load_chatgpt, load_chatgpt_document
 from tocsearch.importers.claude_code import load_claude_code
@@ -28,6 +30,7 @@ from tocsearch.importers.locomo import load_locomo, load_locomo_document
 
 __all__ = [
     "FORMATS",
+    "MAX_JSON_DEPTH",
     "ImportProblem",
     "ImportResult",
     "detect_format",

@@ -11,7 +11,7 @@ from typing import Any
 
 from tocsearch.ids import event_id
 from tocsearch.importers._collect import BadRecord
-from tocsearch.text import clip
+from tocsearch.text import clip, encodable
 
 __all__ = [
     "epoch_seconds",
@@ -135,8 +135,12 @@ def epoch_seconds(value: Any, key: str) -> datetime:
 
 
 def hashed_suffix(*parts: str, prefix: str = "h") -> str:
-    """A short, stable suffix from text parts: the same parts always give the same suffix."""
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    """A short, stable suffix from text parts: the same parts always give the same suffix.
+
+    The parts are hashed as the event will hold them (:func:`~tocsearch.text.encodable`), so a
+    part with an unpaired surrogate hashes like its stored form instead of failing to encode.
+    """
+    digest = hashlib.sha256(encodable("\x1f".join(parts)).encode("utf-8")).hexdigest()
     return f"{prefix}{digest[:20]}"
 
 

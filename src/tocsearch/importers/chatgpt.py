@@ -21,7 +21,6 @@ is kept and ids stay distinct in time. The session id is the conversation's ``id
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -39,6 +38,7 @@ from tocsearch.importers._fields import (
     short,
     stamped_id,
 )
+from tocsearch.importers._json import TooDeep, parse_document
 from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import read_text
 from tocsearch.models import Event, EventRole, EventType
@@ -145,6 +145,9 @@ def _session_id(conversation: Mapping[str, Any], title: str, created: datetime |
 
 def _conversation(collector: Collector, position: int, conversation: Any) -> None:
     where = f"conversation {position}"
+    if isinstance(conversation, TooDeep):
+        collector.problem(where, conversation.reason)
+        return
     try:
         record = require_mapping(conversation, "a conversation")
         title = optional_str(record, "title") or ""
@@ -223,7 +226,7 @@ def _message(
 
 def load_chatgpt_document(document: Any, path: str, *, strict: bool = True) -> ImportResult:
     """Events from an already parsed export; see :func:`load_chatgpt`."""
-    if isinstance(document, dict):
+    if isinstance(document, (dict, TooDeep)):
         document = [document]
     if not isinstance(document, list):
         raise ImportFailed(f"{path}: a ChatGPT export is a JSON list of conversations")
@@ -239,9 +242,5 @@ def load_chatgpt(path: str | os.PathLike[str], *, strict: bool = True) -> Import
     Raises:
         ImportFailed: the file is missing, not JSON, or (in strict mode) holds a bad message.
     """
-    text = read_text(Path(path))
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        raise ImportFailed(f"{os.fspath(path)}: not valid JSON ({error})") from None
+    document = parse_document(read_text(Path(path)), os.fspath(path))
     return load_chatgpt_document(document, os.fspath(path), strict=strict)

@@ -47,6 +47,7 @@ from tocsearch.importers._fields import (
     short,
     stamped_id,
 )
+from tocsearch.importers._json import parse_record
 from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import iter_lines
 from tocsearch.models import Event, EventRole, EventType
@@ -135,12 +136,7 @@ class _FileReader:
                 continue
             self.collector.records_read += 1
             try:
-                record = json.loads(line.text)
-            except ValueError as error:
-                self._problem(where, f"not valid JSON ({error})")
-                continue
-            try:
-                events = self._events(record)
+                events = self._events(parse_record(line.text))
             except BadRecord as bad:
                 self._problem(where, bad.reason)
                 continue

@@ -18,17 +18,26 @@ Rules, applied in order:
    ``mapping`` is a ChatGPT export, with ``conversation`` a LoCoMo file.
 
 A file whose records point at two formats, or at none, is refused with a message naming what was
-found; pass ``format=`` to say which it is.
+found (:class:`~tocsearch.errors.UnknownFormat`); pass ``format=`` to say which it is. A line
+or item nested too deep to read (:data:`~tocsearch.importers._json.MAX_JSON_DEPTH`) says
+nothing about the format.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tocsearch.errors import ImportFailed
+from tocsearch.errors import ImportFailed, UnknownFormat
+from tocsearch.importers._collect import BadRecord
+from tocsearch.importers._json import (
+    MAX_JSON_DEPTH,
+    NestedTooDeep,
+    TooDeep,
+    parse_document,
+    parse_record,
+)
 from tocsearch.importers._source import check_file, iter_lines, read_text
 
 __all__ = ["Detection", "detect_format"]
@@ -64,13 +73,15 @@ def _document_format(document: Any, path: Path) -> str:
     if len(found) == 1:
         return found.pop()
     if found:
-        raise ImportFailed(
-            f"{path}: cannot tell the format: items look like both {' and '.join(sorted(found))}; "
-            "pass format="
+        raise UnknownFormat(
+            f"{path}: cannot tell the format: items look like both {' and '.join(sorted(found))}"
         )
-    raise ImportFailed(
-        f"{path}: cannot tell the format: a JSON {type(document).__name__} with no ChatGPT "
-        "'mapping' or LoCoMo 'conversation' items; pass format="
+    deep = sum(isinstance(item, TooDeep) for item in items)
+    unread = f" ({deep} nested more than {MAX_JSON_DEPTH} levels deep)" if deep else ""
+    kind = "list" if isinstance(document, list) else "document"
+    raise UnknownFormat(
+        f"{path}: cannot tell the format: a JSON {kind} with no ChatGPT 'mapping' or LoCoMo "
+        f"'conversation' items{unread}"
     )
 
 
@@ -84,8 +95,13 @@ def _line_formats(path: Path) -> tuple[set[str], bool]:
             continue
         looked += 1
         try:
-            record = json.loads(line.text)
-        except ValueError:
+            record = parse_record(line.text)
+        except NestedTooDeep:
+            # Too deep to read, yet a whole line: the file is line-oriented, look further.
+            record = None
+            if first_is_object is None:
+                first_is_object = line.text.lstrip().startswith("{")
+        except BadRecord:
             record = None
         if first_is_object is None:
             first_is_object = isinstance(record, dict)
@@ -115,17 +131,18 @@ def detect_format(path: Path) -> Detection:
     if line_oriented:
         if len(found) == 1:
             return found.pop(), None
-        raise ImportFailed(
+        raise UnknownFormat(
             f"{path}: cannot tell the format: the first lines are JSON objects that match no "
-            "known format (jsonl, claude-code, chatgpt, locomo); pass format="
+            "known format (jsonl, claude-code, chatgpt, locomo)"
         )
     text = read_text(path)
     if not text.strip():
-        raise ImportFailed(f"{path}: is empty, so its format cannot be told; pass format=")
+        raise UnknownFormat(f"{path}: is empty, so its format cannot be told")
     try:
-        document = json.loads(text)
-    except ValueError as error:
+        document = parse_document(text, str(path))
+    except ImportFailed as error:
         raise ImportFailed(
-            f"{path}: cannot tell the format: neither JSON lines nor one JSON document ({error})"
+            f"{path}: cannot tell the format: neither JSON lines nor one JSON document "
+            f"({str(error).removeprefix(f'{path}: ')})"
         ) from None
     return _document_format(document, path), document

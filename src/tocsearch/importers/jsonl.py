@@ -31,6 +31,7 @@ from tocsearch.importers._fields import (
     short,
     stamped_id,
 )
+from tocsearch.importers._json import parse_record
 from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import iter_lines
 from tocsearch.models import Event, EventRole, EventType
@@ -170,20 +171,9 @@ def load_jsonl(path: str | os.PathLike[str], *, strict: bool = True) -> ImportRe
             continue
         collector.records_read += 1
         try:
-            record = json.loads(line.text)
-        except ValueError as error:
-            collector.problem(where, f"not valid JSON ({_json_reason(error)})")
-            continue
-        try:
-            event = parse_event_record(record)
+            event = parse_event_record(parse_record(line.text))
         except BadRecord as bad:
             collector.problem(where, bad.reason)
             continue
         collector.add([event], where)
     return collector.result()
-
-
-def _json_reason(error: ValueError) -> str:
-    if isinstance(error, json.JSONDecodeError):
-        return f"{error.msg} at column {error.colno}"
-    return str(error)

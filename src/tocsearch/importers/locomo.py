@@ -9,7 +9,6 @@ on the session's day: a day in the TOC is then exactly the sessions dated that d
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Collection, Mapping
@@ -20,6 +19,7 @@ from typing import Any
 from tocsearch.errors import ImportFailed, InvalidArgument
 from tocsearch.importers._collect import BadRecord, Collector, make_event
 from tocsearch.importers._fields import require_mapping, require_str, safe_suffix, short, stamped_id
+from tocsearch.importers._json import TooDeep, parse_document
 from tocsearch.importers._records import ImportResult
 from tocsearch.importers._source import read_text
 from tocsearch.models import EventRole, EventType
@@ -179,7 +179,7 @@ def _load_session(
 
 
 def _samples(document: Any, path: str) -> list[Any]:
-    if isinstance(document, dict):
+    if isinstance(document, (dict, TooDeep)):
         return [document]
     if isinstance(document, list):
         return document
@@ -195,6 +195,9 @@ def load_locomo_document(
     seen: list[str] = []
     for position, sample in enumerate(_samples(document, path), start=1):
         where = f"sample {position}"
+        if isinstance(sample, TooDeep):
+            collector.problem(where, sample.reason)
+            continue
         try:
             mapping = require_mapping(sample, "a sample")
             sample_id = require_str(mapping, "sample_id")
@@ -238,9 +241,5 @@ def load_locomo(
         raise InvalidArgument(
             f"samples must be a collection of sample ids, got the string {samples!r}"
         )
-    text = read_text(Path(path))
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        raise ImportFailed(f"{os.fspath(path)}: not valid JSON ({error})") from None
+    document = parse_document(read_text(Path(path)), os.fspath(path))
     return load_locomo_document(document, os.fspath(path), strict=strict, samples=samples)
