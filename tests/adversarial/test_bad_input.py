@@ -30,16 +30,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.cli import run
+from tests._support.storage_helpers import BACKENDS as ALL_BACKENDS
+from tests._support.storage_helpers import open_store
 from tests.strategies import any_text
 
 from tocsearch.errors import ImportFailed
 from tocsearch.ids import event_id
 from tocsearch.importers import MAX_JSON_DEPTH, event_to_json_line, load_events, load_jsonl
 from tocsearch.models import Event
-from tocsearch.storage import InMemoryStorage
-from tocsearch.storage.jsondir import JsonDirStorage
-from tocsearch.storage.protocol import Storage
-from tocsearch.storage.shelf import ShelveStorage
 from tocsearch.text import encodable
 
 START = 1_769_781_900  # 2026-01-30T14:05:00Z
@@ -88,10 +86,6 @@ def nothing_written(store: Path) -> bool:
     return not store.exists() or not any(item.is_file() for item in store.rglob("*"))
 
 
-def open_store(backend: str, path: Path) -> Storage:
-    return ShelveStorage(path, readonly=True) if backend == "shelve" else JsonDirStorage(path)
-
-
 # --- unencodable text: one rule, U+FFFD, at every entry -------------------------------------
 
 
@@ -108,7 +102,7 @@ def test_strict_ingest_stores_a_lone_surrogate_as_replacement_character(
     status, out, err = run("ingest", str(source), *common, "--strict", "--json")
     assert status == 0, err
     assert json.loads(out)["events_added"] == GOOD_LINES + 1
-    with open_store(backend, store) as storage:
+    with open_store(backend, store, readonly=True) as storage:
         assert storage.count_events() == GOOD_LINES + 1
         [kept] = [event for event in storage.get_events(None, None) if "rollback" in event.text]
     assert kept.text == "rollback plan \ufffd confirmed"
@@ -242,7 +236,7 @@ def load_jsonl_line(line: str) -> Event:
     return parse_event_record(json.loads(line))
 
 
-@pytest.mark.parametrize("backend", ["memory", *BACKENDS])
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_events_built_in_python_reach_every_store_encodable(tmp_path: Path, backend: str) -> None:
     """An Event built directly with a lone surrogate is stored and read back by every backend."""
     when = datetime(2026, 1, 30, 14, 5, tzinfo=timezone.utc)
@@ -255,16 +249,10 @@ def test_events_built_in_python_reach_every_store_encodable(tmp_path: Path, back
         text="direct \ud800",
         metadata={"k\ud800": "v\udc00"},
     )
-    storage: Storage
-    if backend == "memory":
-        storage = InMemoryStorage()
-    elif backend == "shelve":
-        storage = ShelveStorage(tmp_path / "s")
-    else:
-        storage = JsonDirStorage(tmp_path / "j")
-    with storage:
+    with open_store(backend, tmp_path / "store") as storage:
         storage.put_events([event])
         assert storage.get_event(event.event_id) == event
+        assert storage.get_session_events("s\ufffd") == [event]
     assert event.text == "direct \ufffd"
     assert event.metadata == {"k\ufffd": "v\ufffd"}
 

@@ -215,13 +215,15 @@ def test_a_reader_sees_each_commit_of_a_live_writer(tmp_path: Path) -> None:
 
 
 def test_text_with_lone_surrogates_round_trips(tmp_path: Path) -> None:
-    """Text and session ids that UTF-8 cannot carry are stored as they are; the index holds
-    them with U+FFFD in place of each lone surrogate."""
+    """Text and session ids that UTF-8 cannot carry reach the store as Event holds them, with
+    U+FFFD for each lone surrogate; looking a surrogate up finds nothing rather than failing."""
     event = attrs.evolve(make_event(_T0, "a"), text="half \ud800 pair", session_id="s\udfff")
+    assert (event.text, event.session_id) == ("half \ufffd pair", "s\ufffd")
     with SqliteStorage(tmp_path / "store") as store:
         store.put_event(event)
         assert store.get_event(event.event_id) == event
-        assert store.get_session_events("s\udfff") == [event]
+        assert store.get_session_events("s\ufffd") == [event]
+        assert store.get_session_events("s\udfff") == []
         assert store.find_node("toc:day:\ud800") is None
         store.check()
     with SqliteStorage(tmp_path / "store", readonly=True) as reader:
