@@ -30,9 +30,9 @@ from tocsearch.importers.locomo import load_locomo, load_locomo_document
 
 __all__ = [
     "FORMATS",
-    "MAX_JSON_DEPTH",
     "ImportProblem",
     "ImportResult",
+    "MAX_JSON_DEPTH",
     "detect_format",
     "event_to_json_line",
     "load_chatgpt",
