@@ -13,7 +13,7 @@ Rules these tests hold the code to (see docs/importers.md):
 
 - unencodable text (an unpaired surrogate such as ``"\\ud800"``) is replaced by U+FFFD wherever
   it enters, in every format and in ``Event`` itself, so no store ever sees it;
-- a record nested deeper than ``MAX_JSON_DEPTH`` (100) levels is a bad record.
+- a record nested deeper than ``DEPTH_LIMIT`` (100) levels is a bad record.
 
 Damage to stores on disk has its own module beside this one.
 """
@@ -36,7 +36,7 @@ from tests.strategies import any_text
 
 from tocsearch.errors import ImportFailed
 from tocsearch.ids import event_id
-from tocsearch.importers import MAX_JSON_DEPTH, event_to_json_line, load_events, load_jsonl
+from tocsearch.importers import DEPTH_LIMIT, event_to_json_line, load_events, load_jsonl
 from tocsearch.models import Event
 from tocsearch.text import encodable
 
@@ -310,8 +310,8 @@ def test_jsonl_line_nested_too_deep_is_one_bad_record(tmp_path: Path, name: str,
     assert len(result.events) == 2
     [problem] = result.problems
     assert problem.location == "line 2"
-    assert f"nested more than {MAX_JSON_DEPTH} levels" in problem.reason
-    with pytest.raises(ImportFailed, match=f"line 2: nested more than {MAX_JSON_DEPTH}"):
+    assert f"nested more than {DEPTH_LIMIT} levels" in problem.reason
+    with pytest.raises(ImportFailed, match=f"line 2: nested more than {DEPTH_LIMIT}"):
         load_events(source, format="jsonl")
     status, _, err = run("ingest", str(source), "--store", str(tmp_path / "s"), "--strict")
     assert status == 1
@@ -330,7 +330,7 @@ def test_nesting_limit_is_exact(tmp_path: Path) -> None:
             f' "metadata": {body}}}'
         )
 
-    source = write_lines(tmp_path / "edge.jsonl", [line(MAX_JSON_DEPTH), line(MAX_JSON_DEPTH + 1)])
+    source = write_lines(tmp_path / "edge.jsonl", [line(DEPTH_LIMIT), line(DEPTH_LIMIT + 1)])
     problems = load_jsonl(source, strict=False).problems
     assert "'metadata' values must be strings" in problems[0].reason
     assert "nested more than" in problems[1].reason
@@ -357,7 +357,7 @@ def test_document_nested_200000_deep_is_a_bad_record(tmp_path: Path, name: str) 
     result = load_events(source, format=name, strict=False)
     assert result.events == ()
     assert [problem.reason for problem in result.problems] == [
-        f"nested more than {MAX_JSON_DEPTH} levels of objects and lists deep"
+        f"nested more than {DEPTH_LIMIT} levels of objects and lists deep"
     ]
     with pytest.raises(ImportFailed, match="nested more than"):
         load_events(source, format=name)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tocsearch.errors import ImportFailed
 from tocsearch.importers._collect import BadRecord
 from tocsearch.importers._json import (
-    MAX_JSON_DEPTH,
+    DEPTH_LIMIT,
     NestedTooDeep,
     TooDeep,
     parse_document,
@@ -49,10 +49,10 @@ def test_syntax_errors_read_plainly(text: str, reason: str) -> None:
 
 
 def test_depth_limit_is_exact() -> None:
-    """A record may nest MAX_JSON_DEPTH levels, not one more."""
-    assert parse_record(deep_list(MAX_JSON_DEPTH)) is not None
+    """A record may nest DEPTH_LIMIT levels, not one more."""
+    assert parse_record(deep_list(DEPTH_LIMIT)) is not None
     with pytest.raises(NestedTooDeep):
-        parse_record(deep_list(MAX_JSON_DEPTH + 1))
+        parse_record(deep_list(DEPTH_LIMIT + 1))
     with pytest.raises(NestedTooDeep):
         parse_record(deep_list(100_000))
 

@@ -11,7 +11,7 @@ Every loader takes ``strict``: a strict import raises :class:`~tocsearch.errors.
 on the first bad record, before anything is returned, so a caller never stores half a file; a
 lenient one skips bad records and lists each in :attr:`ImportResult.problems`. Event ids are
 deterministic, so importing the same file twice yields the same events. Unencodable text (an
-unpaired surrogate) becomes U+FFFD; a record nested deeper than :data:`MAX_JSON_DEPTH` is bad.
+unpaired surrogate) becomes U+FFFD; a record nested deeper than :data:`DEPTH_LIMIT` is bad.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from tocsearch.errors import InvalidArgument
-from tocsearch.importers._json import MAX_JSON_DEPTH
+from tocsearch.importers._json import DEPTH_LIMIT
 from tocsearch.importers._records import ImportProblem, ImportResult
 from tocsearch.importers.chatgpt import load_chatgpt, load_chatgpt_document
 from tocsearch.importers.claude_code import load_claude_code
@@ -29,10 +29,10 @@ from tocsearch.importers.jsonl import event_to_json_line, load_jsonl
 from tocsearch.importers.locomo import load_locomo, load_locomo_document
 
 __all__ = [
+    "DEPTH_LIMIT",
     "FORMATS",
     "ImportProblem",
     "ImportResult",
-    "MAX_JSON_DEPTH",
     "detect_format",
     "event_to_json_line",
     "load_chatgpt",

@@ -6,7 +6,7 @@ importer reads therefore passes through here:
 
 - :func:`parse_record` parses one record (a JSONL line) and refuses, as a
   :class:`~tocsearch.importers._collect.BadRecord`, text that is not JSON or that nests deeper
-  than :data:`MAX_JSON_DEPTH`;
+  than :data:`DEPTH_LIMIT`;
 - :func:`parse_document` parses a whole-document file (ChatGPT, LoCoMo) into its top-level
   items, so that one item nested too deep is one bad record and the others still load.
 """
@@ -23,7 +23,7 @@ from tocsearch.errors import ImportFailed
 from tocsearch.importers._collect import BadRecord
 
 __all__ = [
-    "MAX_JSON_DEPTH",
+    "DEPTH_LIMIT",
     "NestedTooDeep",
     "TooDeep",
     "json_reason",
@@ -31,7 +31,7 @@ __all__ = [
     "parse_record",
 ]
 
-MAX_JSON_DEPTH = 100
+DEPTH_LIMIT = 100
 """The deepest nesting of objects and lists a record may have, counted from the record itself
 (a JSONL line, a ChatGPT conversation, a LoCoMo sample). Real records nest under 20 levels."""
 
@@ -42,7 +42,7 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 class NestedTooDeep(BadRecord):
-    """A record that nests deeper than :data:`MAX_JSON_DEPTH`."""
+    """A record that nests deeper than :data:`DEPTH_LIMIT`."""
 
     def __init__(self) -> None:
         super().__init__(_too_deep_reason())
@@ -50,13 +50,13 @@ class NestedTooDeep(BadRecord):
 
 @attrs.frozen
 class TooDeep:
-    """Stands for a top-level item of a document that nests deeper than :data:`MAX_JSON_DEPTH`."""
+    """Stands for a top-level item of a document that nests deeper than :data:`DEPTH_LIMIT`."""
 
     reason: str
 
 
 def _too_deep_reason() -> str:
-    return f"nested more than {MAX_JSON_DEPTH} levels of objects and lists deep"
+    return f"nested more than {DEPTH_LIMIT} levels of objects and lists deep"
 
 
 def json_reason(error: ValueError) -> str:
@@ -89,9 +89,9 @@ def _check_depth(value: Any, text: str, start: int = 0, end: int | None = None) 
         return
     # A record cannot nest deeper than it has brackets: most records skip the walk.
     stop = len(text) if end is None else end
-    if text.count("[", start, stop) + text.count("{", start, stop) <= MAX_JSON_DEPTH:
+    if text.count("[", start, stop) + text.count("{", start, stop) <= DEPTH_LIMIT:
         return
-    if _deeper_than(value, MAX_JSON_DEPTH):
+    if _deeper_than(value, DEPTH_LIMIT):
         raise NestedTooDeep
 
 
@@ -99,7 +99,7 @@ def parse_record(text: str) -> Any:
     """The value of one JSON record.
 
     Raises:
-        BadRecord: the text is not valid JSON, or nests deeper than :data:`MAX_JSON_DEPTH`.
+        BadRecord: the text is not valid JSON, or nests deeper than :data:`DEPTH_LIMIT`.
     """
     try:
         value = json.loads(text)
@@ -185,6 +185,6 @@ def parse_document(text: str, path: str) -> Any:
 
 
 def _checked_item(item: Any) -> Any:
-    if isinstance(item, (dict, list)) and _deeper_than(item, MAX_JSON_DEPTH):
+    if isinstance(item, (dict, list)) and _deeper_than(item, DEPTH_LIMIT):
         return TooDeep(_too_deep_reason())
     return item

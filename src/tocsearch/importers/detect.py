@@ -19,7 +19,7 @@ Rules, applied in order:
 
 A file whose records point at two formats, or at none, is refused with a message naming what was
 found (:class:`~tocsearch.errors.UnknownFormat`); pass ``format=`` to say which it is. A line
-or item nested too deep to read (:data:`~tocsearch.importers._json.MAX_JSON_DEPTH`) says
+or item nested too deep to read (:data:`~tocsearch.importers._json.DEPTH_LIMIT`) says
 nothing about the format.
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 from tocsearch.errors import ImportFailed, UnknownFormat
 from tocsearch.importers._collect import BadRecord
 from tocsearch.importers._json import (
-    MAX_JSON_DEPTH,
+    DEPTH_LIMIT,
     NestedTooDeep,
     TooDeep,
     parse_document,
@@ -77,7 +77,7 @@ def _document_format(document: Any, path: Path) -> str:
             f"{path}: cannot tell the format: items look like both {' and '.join(sorted(found))}"
         )
     deep = sum(isinstance(item, TooDeep) for item in items)
-    unread = f" ({deep} nested more than {MAX_JSON_DEPTH} levels deep)" if deep else ""
+    unread = f" ({deep} nested more than {DEPTH_LIMIT} levels deep)" if deep else ""
     kind = "list" if isinstance(document, list) else "document"
     raise UnknownFormat(
         f"{path}: cannot tell the format: a JSON {kind} with no ChatGPT 'mapping' or LoCoMo "
