@@ -132,41 +132,46 @@ def _replace_with_link(target: Path, outside: Path) -> None:
     os.symlink(outside, target)
 
 
+@pytest.mark.parametrize("folder", ["months", "years"])
 @pytest.mark.parametrize("readonly", [False, True])
-def test_jsondir_linked_session_folder_is_refused(readonly: bool, tmp_path: Path) -> None:
-    """A session folder that is a link to somewhere else stops the store from opening."""
+def test_jsondir_linked_folder_is_refused(folder: str, readonly: bool, tmp_path: Path) -> None:
+    """A store folder that is a link to somewhere else stops the store from opening, and
+    nothing there is written or deleted."""
     path, outside = tmp_path / "store", tmp_path / "outside"
     _jsondir_store(path)
-    session = next((path / "events").iterdir())
-    _replace_with_link(session, outside)
+    _replace_with_link(path / folder, outside)
     (outside / ".left.json.0a0b0c0d.tmp").write_bytes(b"{}")
-    before = _outside_tree(outside)
-    with (
-        pytest.raises(StoreCorrupted, match="symbolic link"),
-        JsonDirStorage(path, readonly=readonly) as store,
-    ):
-        store.put_events([make_event(_T0 + timedelta(minutes=1), "b", session="s1")])
-    assert _outside_tree(outside) == before
-
-
-@pytest.mark.parametrize("readonly", [False, True])
-def test_jsondir_linked_level_folder_is_refused(readonly: bool, tmp_path: Path) -> None:
-    """nodes/segment as a link to somewhere else stops the store from opening."""
-    path, outside = tmp_path / "store", tmp_path / "outside"
-    _jsondir_store(path)
-    _replace_with_link(path / "nodes" / "segment", outside)
     before = _outside_tree(outside)
     with pytest.raises(StoreCorrupted, match="symbolic link"):
         JsonDirStorage(path, readonly=readonly)
     assert _outside_tree(outside) == before
 
 
-def test_jsondir_linked_record_file_is_not_read(tmp_path: Path) -> None:
-    """A node file that is a link to a file outside is refused when read and by check()."""
+def test_jsondir_linked_events_log_is_neither_read_nor_appended_to(tmp_path: Path) -> None:
+    """A month's events log that is a link to a file outside is refused by reads, check() and
+    writes, and the file outside is left as it was."""
+    path, outside = tmp_path / "store", tmp_path / "outside.jsonl"
+    _jsondir_store(path)
+    log = next((path / "months").glob("*.events.jsonl"))
+    _replace_with_link(log, outside)
+    before = outside.read_bytes()
+    with JsonDirStorage(path) as store:
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            store.get_event(ids.event_id(_T0, "a"))
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            store.check()
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
+            store.put_events([make_event(_T0 + timedelta(minutes=1), "b", session="s1")])
+    assert outside.read_bytes() == before
+
+
+def test_jsondir_linked_tree_file_is_not_read(tmp_path: Path) -> None:
+    """A month's tree file that is a link to a file outside is refused when read and by
+    check()."""
     path, outside = tmp_path / "store", tmp_path / "outside.json"
     _jsondir_store(path)
-    day_file = next((path / "nodes" / "day").iterdir())
-    _replace_with_link(day_file, outside)
+    tree = next((path / "months").glob("*.tree.json"))
+    _replace_with_link(tree, outside)
     with JsonDirStorage(path, readonly=True) as store:
         with pytest.raises(StoreCorrupted, match="symbolic link"):
             store.get_node(ids.day_id(_T0.date()))

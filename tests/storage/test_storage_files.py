@@ -3,6 +3,7 @@ corrupted files and leftovers of interrupted writes."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -26,7 +27,6 @@ from tocsearch.errors import (
 )
 from tocsearch.levels import TocLevel
 from tocsearch.models import Grip, TocNode
-from tocsearch.storage._files import MAX_STEM, decode_name, encode_name, is_hashed_name
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.shelf import ShelveStorage
 
@@ -167,42 +167,27 @@ def test_one_backend_refuses_the_other_backends_store(tmp_path: Path) -> None:
         JsonDirStorage(tmp_path / "shelf", readonly=True)
 
 
-# -- ids as file names -----------------------------------------------------------------------
-@given(st.text(min_size=1, max_size=300))
-def test_encoded_names_are_safe_lower_case_and_reversible(value: str) -> None:
-    """Any id becomes one safe, lower-case file name that decodes back to it (or is hashed)."""
-    stem = encode_name(value)
-    assert "/" not in stem
-    assert "\0" not in stem
-    assert not stem.startswith(".")
-    assert stem == stem.lower()
-    assert len(stem) <= MAX_STEM
-    if is_hashed_name(stem):
-        # A character encodes to at most 12 name characters (four %xx escapes).
-        assert len(value) * 12 > MAX_STEM
-    else:
-        assert decode_name(stem) == value
+# -- ids never become paths -----------------------------------------------------------------
+def test_jsondir_files_are_named_by_periods_never_by_ids(tmp_path: Path) -> None:
+    """Records are grouped in files named by month or year, whatever their ids hold."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node(ids.segment_id(_T0.date(), "..:..:etc"), TocLevel.SEGMENT))
+        store.put_node(_node("toc:year:2026", TocLevel.YEAR))
+        store.put_events([_event(_T0, "Ab..c")])
+        store.put_grips([_grip("x.y")])
+    assert [name for name in _tree(path) if not name.startswith((".", "tocsearch-"))] == [
+        "months",
+        "months/2026-01.events.jsonl",
+        "months/2026-01.index.json",
+        "months/2026-01.tree.json",
+        "years",
+        "years/2026.json",
+    ]
 
 
-@given(st.text(min_size=1, max_size=50), st.text(min_size=1, max_size=50))
-def test_distinct_ids_get_distinct_names(first: str, second: str) -> None:
-    """Two different ids, case variants included, never share a file name."""
-    if first != second:
-        assert encode_name(first) != encode_name(second)
-        assert encode_name(first).lower() != encode_name(second).lower()
-
-
-def test_long_and_hostile_ids_stay_inside_the_store() -> None:
-    """Traversal, NUL, dots and 2,000-character ids map to plain names in one folder."""
-    for value in ("../../etc/passwd", "a\0b", ".", "..", "x" * 2000, "Ünïcode/ß", "ABC", "abc"):
-        stem = encode_name(value)
-        assert os.path.basename(stem) == stem
-        assert stem not in (".", "..")
-    assert encode_name("ABC") != encode_name("abc")
-
-
-def test_a_long_segment_id_round_trips_through_a_hashed_name(backend: str, tmp_path: Path) -> None:
-    """A valid id too long for a readable file name is stored, listed and read back."""
+def test_a_long_segment_id_round_trips(backend: str, tmp_path: Path) -> None:
+    """A valid id of 200 characters is stored, listed and read back."""
     node = _node(ids.segment_id(_T0.date(), "A" * 200), TocLevel.SEGMENT)
     with open_file_store(backend, tmp_path / "store") as store:
         store.put_node(node)
@@ -237,32 +222,59 @@ def test_lookups_of_arbitrary_ids_never_touch_other_paths(kind: str, value: str)
 
 
 # -- damaged files and interrupted writes ------------------------------------------------------
-def test_jsondir_junk_record_opens_but_reads_and_check_name_the_file(tmp_path: Path) -> None:
-    """A record file full of junk does not stop opening; reading it and check() name it."""
+def test_jsondir_junk_tree_file_opens_but_reads_and_check_name_the_file(tmp_path: Path) -> None:
+    """A tree file full of junk does not stop opening or reads of other months; reading its
+    records and check() name it."""
     path = tmp_path / "store"
     with JsonDirStorage(path) as store:
         store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
-        store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY, _T0 + timedelta(days=1)))
-    broken = path / "nodes" / "day" / "toc+day+2026-01-30.json"
-    broken.write_bytes(b'{"node_id": "toc:day:2026-01-30", "lev')
+        store.put_node(_node("toc:day:2026-02-02", TocLevel.DAY, _T0 + timedelta(days=3)))
+    broken = path / "months" / "2026-01.tree.json"
+    broken.write_bytes(b'{"nodes": {"toc:day:2026-01-30": {"lev')
     with JsonDirStorage(path) as store:
-        assert store.get_node("toc:day:2026-01-31").title.startswith("title")
+        assert store.get_node("toc:day:2026-02-02").title.startswith("title")
         with pytest.raises(StoreCorrupted, match=re.escape(str(broken))):
             store.get_node("toc:day:2026-01-30")
         with pytest.raises(StoreCorrupted, match=re.escape(str(broken))):
             store.check()
 
 
-def test_jsondir_record_under_the_wrong_name_fails_check(tmp_path: Path) -> None:
-    """A file whose record has another id than its name encodes is reported."""
+def test_jsondir_junk_record_in_a_tree_file_is_named(tmp_path: Path) -> None:
+    """A record of a tree file that is not a node names the file and the id."""
     path = tmp_path / "store"
     with JsonDirStorage(path) as store:
         store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
-    folder = path / "nodes" / "day"
-    (folder / "toc+day+2026-01-31.json").write_bytes(
-        (folder / "toc+day+2026-01-30.json").read_bytes()
-    )
-    with JsonDirStorage(path) as store, pytest.raises(StoreCorrupted, match="2026-01-31"):
+        store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY, _T0 + timedelta(days=1)))
+    tree = path / "months" / "2026-01.tree.json"
+    body = json.loads(tree.read_bytes())
+    body["nodes"]["toc:day:2026-01-30"]["title"] = 17
+    tree.write_text(json.dumps(body))
+    with JsonDirStorage(path, readonly=True) as store:
+        assert store.get_node("toc:day:2026-01-31").title.startswith("title")
+        with pytest.raises(StoreCorrupted, match="toc:day:2026-01-30"):
+            store.get_node("toc:day:2026-01-30")
+        with pytest.raises(StoreCorrupted, match="toc:day:2026-01-30"):
+            store.check()
+
+
+def test_jsondir_record_in_the_wrong_file_fails_check(tmp_path: Path) -> None:
+    """A tree file that holds a record of another month is reported."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+    months = path / "months"
+    (months / "2026-02.tree.json").write_bytes((months / "2026-01.tree.json").read_bytes())
+    with JsonDirStorage(path) as store, pytest.raises(StoreCorrupted, match="belongs elsewhere"):
+        store.check()
+
+
+def test_jsondir_stray_file_among_the_records_fails_check(tmp_path: Path) -> None:
+    """A file the store did not write, in one of its folders, is reported by check()."""
+    path = tmp_path / "store"
+    with JsonDirStorage(path) as store:
+        store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+    (path / "months" / "notes.txt").write_text("mine")
+    with JsonDirStorage(path) as store, pytest.raises(StoreCorrupted, match=r"notes\.txt"):
         store.check()
 
 
@@ -316,8 +328,8 @@ def test_leftover_temp_files_are_ignored_and_cleaned_by_the_next_writer(
     path = tmp_path / "store"
     with open_file_store(backend, path) as store:
         store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
-    folder = path / "nodes" / "day" if backend == "jsondir" else path
-    leftover = folder / ".toc+day+2026-01-31.json.0a1b2c3d.tmp"
+    folder = path / "months" if backend == "jsondir" else path
+    leftover = folder / ".2026-01.tree.json.0a1b2c3d.tmp"
     leftover.write_bytes(b'{"half')
     with open_file_store(backend, path, readonly=True) as reader:
         assert list(reader.iter_node_ids()) == ["toc:day:2026-01-30"]
@@ -336,16 +348,24 @@ def test_jsondir_opening_reads_no_record(tmp_path: Path, monkeypatch: pytest.Mon
         store.put_nodes(
             _node(ids.segment_id(_T0.date(), f"s{number}"), TocLevel.SEGMENT) for number in range(5)
         )
-    import tocsearch.storage.jsondir as jsondir
+        store.put_events([_event(_T0, "a")])
+    import tocsearch.storage._files_store as store_module
+    import tocsearch.storage._jsondir_events as events_module
+    import tocsearch.storage._jsondir_tree as tree_module
 
     read: list[Path] = []
-    real = jsondir.read_bytes  # type: ignore[attr-defined]
 
-    def counting(target: Path) -> bytes | None:
-        read.append(target)
-        return real(target)
+    def counting(module: object) -> None:
+        real = module.read_bytes  # type: ignore[attr-defined]
 
-    monkeypatch.setattr(jsondir, "read_bytes", counting)
+        def wrapper(target: Path) -> bytes | None:
+            read.append(target)
+            return real(target)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(module, "read_bytes", wrapper)
+
+    for module in (events_module, tree_module, store_module):
+        counting(module)
     with JsonDirStorage(path, readonly=True) as store:
         assert [node.node_id for node in store.get_toc_root()] == ["toc:year:2026"]
-    assert all("segment" not in str(target) for target in read)
+    assert {target.name for target in read} == {"tocsearch-store.json", "2026.json"}

@@ -1,9 +1,10 @@
-"""File primitives the file-backed stores share: safe file names for ids, atomic writes, fsync.
+"""File primitives the file-backed stores share: atomic writes, fsync, refusing links.
 
 Every record write follows one order, so a crash at any instant leaves either the old file or the
 new one, never a mix: serialise fully, write an adjacent temporary file, flush, ``fsync``,
 ``os.replace`` over the live name, then ``fsync`` the directory so the rename itself is durable.
-A live file is never rewritten in place.
+A live file is never rewritten in place (the one exception, the monthly event logs of a JSON
+directory store, are only ever appended to: see ``_jsondir_events``).
 
 Temporary files are named ``.<final name>.<random>.tmp``. Listings skip every name that starts
 with a dot, so a temporary file left by a crash is never mistaken for a record; the next writer
@@ -13,23 +14,17 @@ removes them.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import re
 import secrets
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tocsearch.errors import InvalidArgument, StoreCorrupted
+from tocsearch.errors import StoreCorrupted
 
 __all__ = [
-    "MAX_STEM",
-    "decode_name",
-    "encode_name",
     "fsync_dir",
     "fsync_file",
-    "is_hashed_name",
     "is_temp_name",
     "linked_error",
     "open_file",
@@ -54,94 +49,6 @@ _CREATE = (
     | _NOFOLLOW
 )
 _DIRECTORY = getattr(os, "O_DIRECTORY", None)
-
-# Characters that stand for themselves in a file name: lower case only, so two names never
-# differ by case alone and a case-insensitive file system cannot merge two ids.
-_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
-_PLAIN_RE = re.compile(r"[a-z0-9_:-][a-z0-9_.:-]*")
-_STEM_PLAIN_RE = re.compile(r"[a-z0-9_+-][a-z0-9_.+-]*")
-_HASH_MARK = "%%"
-MAX_STEM = 200
-"""The longest encoded stem kept readable; longer ids get a hashed stem (well under 255 bytes)."""
-_KEEP_BEFORE_HASH = 100
-
-
-def _escape(char: str) -> str:
-    return "".join(f"%{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
-
-
-def encode_name(value: str) -> str:
-    """The file-name stem for an id: injective, lower case, and safe in one directory.
-
-    Letters ``a-z``, digits, ``_``, ``-`` and ``.`` (but not a leading ``.``) stay as they are,
-    ``:`` becomes ``+``, and every other character becomes ``%xx`` per UTF-8 byte with
-    lower-case hex. The result never holds ``/``, NUL or upper case, never starts with ``.``
-    and so is never ``.``, ``..`` or a hidden or temporary name. A stem longer than
-    :data:`MAX_STEM` is cut and completed with ``%%`` and the SHA-256 of the id, which no
-    plain encoding contains.
-
-    Raises:
-        InvalidArgument: ``value`` is empty or not a string.
-    """
-    if not isinstance(value, str) or not value:
-        raise InvalidArgument(f"an id must be a non-empty string, got {value!r}")
-    if _PLAIN_RE.fullmatch(value):
-        stem = value.replace(":", "+")
-    else:
-        parts: list[str] = []
-        for index, char in enumerate(value):
-            if char in _LITERAL and not (index == 0 and char == "."):
-                parts.append(char)
-            elif char == ":":
-                parts.append("+")
-            else:
-                parts.append(_escape(char))
-        stem = "".join(parts)
-    if len(stem) <= MAX_STEM:
-        return stem
-    head = stem[:_KEEP_BEFORE_HASH]
-    # Never cut an escape in half: drop a trailing "%" or "%x".
-    cut = head.rfind("%", len(head) - 2)
-    if cut != -1:
-        head = head[:cut]
-    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{head}{_HASH_MARK}{digest}"
-
-
-def is_hashed_name(stem: str) -> bool:
-    """Whether a stem stands for a long id through its hash (the id is only in the file)."""
-    return _HASH_MARK in stem
-
-
-def decode_name(stem: str) -> str | None:
-    """The id a plain stem encodes, or None when the stem is not one :func:`encode_name` makes
-    (a stray file, or a hashed stem, whose id must be read from the file itself)."""
-    if _STEM_PLAIN_RE.fullmatch(stem):
-        return stem.replace("+", ":")
-    if is_hashed_name(stem) or not stem:
-        return None
-    pending = bytearray()
-    out: list[str] = []
-    index = 0
-    try:
-        while index < len(stem):
-            char = stem[index]
-            if char == "%":
-                pending.append(int(stem[index + 1 : index + 3], 16))
-                index += 3
-                continue
-            if pending:
-                out.append(pending.decode("utf-8", "surrogatepass"))
-                pending.clear()
-            out.append(":" if char == "+" else char)
-            index += 1
-        if pending:
-            out.append(pending.decode("utf-8", "surrogatepass"))
-    except (ValueError, UnicodeDecodeError):
-        return None
-    value = "".join(out)
-    # Only the canonical spelling counts, so one id never has two file names.
-    return value if value and encode_name(value) == stem else None
 
 
 def is_temp_name(name: str) -> bool:

@@ -26,14 +26,11 @@ __all__ = [
 
 MARKER_NAME = "tocsearch-store.json"
 _VERSION = 1
+# The layout versions this code reads, by format; formats not named here have version 1 only.
+_VERSIONS: dict[str, tuple[int, ...]] = {"tocsearch.jsondir": (1, 2)}
 
 
-def read_marker(directory: Path) -> str | None:
-    """The format a store directory's marker names, or None when it has no marker.
-
-    Raises:
-        StorageError: the marker is not one this version reads.
-    """
+def _read_marker(directory: Path) -> tuple[str, int] | None:
     data = read_bytes(directory / MARKER_NAME)
     if data is None:
         return None
@@ -45,12 +42,30 @@ def read_marker(directory: Path) -> str | None:
         raise StorageError(
             f"{directory / MARKER_NAME} is not a tocsearch store marker: {data[:80]!r}"
         ) from None
-    if not isinstance(store_format, str) or version != _VERSION:
+    readable = _VERSIONS.get(store_format, (_VERSION,)) if isinstance(store_format, str) else ()
+    if version not in readable or isinstance(version, bool):
         raise StorageError(
             f"{directory / MARKER_NAME}: unsupported store format {store_format!r} "
-            f"version {version!r} (this version reads version {_VERSION})"
+            f"version {version!r} (this version reads version "
+            f"{' or '.join(map(str, readable or (_VERSION,)))})"
         )
-    return store_format
+    return store_format, version
+
+
+def read_marker(directory: Path) -> str | None:
+    """The format a store directory's marker names, or None when it has no marker.
+
+    Raises:
+        StorageError: the marker is not one this version reads.
+    """
+    found = _read_marker(directory)
+    return None if found is None else found[0]
+
+
+def marker_version(directory: Path) -> int:
+    """The layout version a store directory's marker names (1 when it has no marker)."""
+    found = _read_marker(directory)
+    return _VERSION if found is None else found[1]
 
 
 def _check_format(directory: Path, found: str, wanted: str) -> None:
@@ -103,9 +118,9 @@ def open_store_dir(
     return directory, lock, found is None
 
 
-def write_marker(directory: Path, store_format: str) -> None:
-    """Mark a fully laid-out directory as a store of ``store_format``."""
-    body = json.dumps({"format": store_format, "version": _VERSION}).encode()
+def write_marker(directory: Path, store_format: str, version: int = _VERSION) -> None:
+    """Mark a fully laid-out directory as a store of ``store_format`` in layout ``version``."""
+    body = json.dumps({"format": store_format, "version": version}).encode()
     write_atomically([(directory / MARKER_NAME, body)])
 
 

@@ -1,0 +1,210 @@
+"""The nodes and grips of a JSON directory store, grouped in one JSON file per month or year.
+
+``months/2026-01.tree.json`` holds the segments and day nodes of January 2026 and the grips
+whose ids carry a time in it (a grip sits beside its segment); ``years/2026.json`` holds the
+week, month and year nodes whose ids name 2026::
+
+    {"nodes": {"toc:day:2026-01-30": {...}, ...}, "grips": {"grip:...": {...}, ...}}
+
+Each record is the :func:`tocsearch.converter.to_dict` form. A group file is replaced whole, by
+the atomic write of :mod:`tocsearch.storage._files`, so a crash leaves every record of the file
+either old or new. Parsed groups are cached (a bounded number of them); a reader checks the
+file's size, time and inode before each use and reads it again when a writer replaced it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tocsearch.converter import from_dict, to_dict
+from tocsearch.errors import InvalidId, StoreCorrupted
+from tocsearch.ids import parse_grip_id, parse_node_id
+from tocsearch.levels import TocLevel
+from tocsearch.models import Grip, TocNode
+from tocsearch.storage._files import linked_error, read_bytes, write_atomically
+
+__all__ = ["TREE_SUFFIX", "Group", "GroupCache", "group_of_grip", "group_of_node"]
+
+TREE_SUFFIX = ".tree.json"
+_MONTH_LEVELS = frozenset({TocLevel.SEGMENT, TocLevel.DAY})
+_CACHED_GROUPS = 256
+_R = TypeVar("_R", TocNode, Grip)
+Signature = tuple[int, int, int]
+
+
+def group_of_node(root: Path, node_id: str) -> Path | None:
+    """The group file a node id belongs in, or None for an id that is not a node id."""
+    try:
+        key = parse_node_id(node_id)
+    except (InvalidId, TypeError):
+        return None
+    if key.level in _MONTH_LEVELS:
+        return root / "months" / f"{key.first_day:%Y-%m}{TREE_SUFFIX}"
+    # The year the id names (an ISO week's year for a week), not the year of its first day:
+    # toc:year:2026 may begin on 2025-12-29.
+    return root / "years" / f"{node_id.split(':')[2][:4]}.json"
+
+
+def group_of_grip(root: Path, grip_id: str) -> Path | None:
+    """The group file a grip id belongs in, or None for an id that is not a grip id."""
+    try:
+        when, _ = parse_grip_id(grip_id)
+    except (InvalidId, TypeError):
+        return None
+    return root / "months" / f"{when:%Y-%m}{TREE_SUFFIX}"
+
+
+def _signature(path: Path) -> Signature | None:
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if (found.st_mode & 0o170000) == 0o120000:
+        raise linked_error(path)
+    return found.st_size, found.st_mtime_ns, found.st_ino
+
+
+class Group:
+    """One group file: its raw records by id, and the records decoded so far."""
+
+    def __init__(self, path: Path, raw: dict[str, dict[str, Any]], signature: Signature | None):
+        self.path = path
+        self.nodes: dict[str, Any] = raw.get("nodes", {})
+        self.grips: dict[str, Any] = raw.get("grips", {})
+        self.signature = signature
+        self._decoded: dict[str, TocNode | Grip] = {}
+
+    def node(self, node_id: str) -> TocNode | None:
+        """The node stored under this id, or None."""
+        return self._record(self.nodes, node_id, TocNode)
+
+    def grip(self, grip_id: str) -> Grip | None:
+        """The grip stored under this id, or None."""
+        return self._record(self.grips, grip_id, Grip)
+
+    def _record(self, table: dict[str, Any], record_id: str, cls: type[_R]) -> _R | None:
+        cached = self._decoded.get(record_id)
+        if isinstance(cached, cls):
+            return cached
+        raw = table.get(record_id)
+        if raw is None:
+            return None
+        try:
+            record = from_dict(raw, cls)
+        except Exception as error:  # any failure to read junk means the same thing
+            raise StoreCorrupted(
+                f"{self.path}: {record_id!r} is not a readable {cls.__name__} record: {error}"
+            ) from None
+        found = record.node_id if isinstance(record, TocNode) else record.grip_id
+        if found != record_id:
+            raise StoreCorrupted(f"{self.path}: {record_id!r} holds {cls.__name__} {found!r}")
+        self._decoded[record_id] = record
+        return record
+
+    def put_nodes(self, nodes: Iterable[TocNode]) -> None:
+        for node in nodes:
+            self.nodes[node.node_id] = to_dict(node)
+            self._decoded[node.node_id] = node
+
+    def put_grips(self, grips: Iterable[Grip]) -> None:
+        for grip in grips:
+            self.grips[grip.grip_id] = to_dict(grip)
+            self._decoded[grip.grip_id] = grip
+
+    def discard(self, record_id: str) -> bool:
+        """Remove a node or grip; whether it was there."""
+        self._decoded.pop(record_id, None)
+        return (
+            self.nodes.pop(record_id, None) is not None
+            or self.grips.pop(record_id, None) is not None
+        )
+
+    def spans(self, level: TocLevel) -> Iterator[tuple[str, datetime, datetime]]:
+        """``(node_id, start, end)`` of the nodes of one level in this group, from the raw
+        records (nothing is decoded).
+
+        Raises:
+            StoreCorrupted: a node id or span does not parse.
+        """
+        for node_id, raw in self.nodes.items():
+            try:
+                if parse_node_id(node_id).level is not level:
+                    continue
+                start = datetime.fromisoformat(raw["start_time"])
+                end = datetime.fromisoformat(raw["end_time"])
+            except (InvalidId, KeyError, TypeError, ValueError):
+                raise StoreCorrupted(
+                    f"{self.path}: node {node_id!r} has no readable id or span"
+                ) from None
+            yield node_id, start, end
+
+    def encode(self) -> bytes:
+        """The group file's bytes; fails (before any file is touched) on unencodable text."""
+        body: dict[str, Any] = {"nodes": self.nodes}
+        if self.grips or self.path.parent.name == "months":
+            body["grips"] = self.grips
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class GroupCache:
+    """Parsed group files, at most a few hundred at a time.
+
+    Args:
+        trusted: the caller is the store's one writer, so what it cached is what is on disk and
+            need not be checked again; a reader checks each file's signature before each use.
+    """
+
+    def __init__(self, *, trusted: bool) -> None:
+        self._trusted = trusted
+        self._groups: OrderedDict[Path, Group] = OrderedDict()
+
+    def get(self, path: Path) -> Group:
+        """The group at ``path`` (empty when the file does not exist).
+
+        Raises:
+            StoreCorrupted: the file is not a group file, or is a link.
+        """
+        cached = self._groups.get(path)
+        if cached is not None and (self._trusted or _signature(path) == cached.signature):
+            self._groups.move_to_end(path)
+            return cached
+        signature = _signature(path)
+        data = None if signature is None else read_bytes(path)
+        raw: dict[str, Any] = {}
+        if data is not None:
+            try:
+                raw = json.loads(data)
+                if not isinstance(raw, dict) or not all(
+                    isinstance(raw.get(name, {}), dict) for name in ("nodes", "grips")
+                ):
+                    raise ValueError("not an object of 'nodes' and 'grips'")
+            except ValueError as error:
+                raise StoreCorrupted(f"{path}: not a readable group of records: {error}") from None
+        group = Group(path, raw, signature)
+        self._groups[path] = group
+        if len(self._groups) > _CACHED_GROUPS:
+            self._groups.popitem(last=False)
+        return group
+
+    def write(self, groups: list[Group]) -> None:
+        """Replace the files of changed groups atomically, all serialised before any is
+        written."""
+        try:
+            write_atomically([(group.path, group.encode()) for group in groups])
+        except BaseException:
+            # What is cached may now be ahead of the disk; read the files again next time.
+            for group in groups:
+                self._groups.pop(group.path, None)
+            raise
+        for group in groups:
+            group.signature = _signature(group.path)
+
+    def forget(self) -> None:
+        """Drop every cached group."""
+        self._groups.clear()
