@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +53,7 @@ from tocsearch.storage._jsondir_events import (
     LOG_SUFFIX,
     MonthLog,
     month_of_event,
+    month_of_valid_event,
 )
 from tocsearch.storage._jsondir_tree import (
     TREE_SUFFIX,
@@ -70,6 +72,9 @@ _FORMAT = "tocsearch.jsondir"
 _LAYOUT = 2
 _FOLDERS = ("months", "years")
 _MONTH_LEVELS = frozenset({TocLevel.SEGMENT, TocLevel.DAY})
+# Events a writer just wrote are read back at once by the builder (to segment their days); a
+# writer keeps that many of them decoded. Readers keep none: a writer may replace an event.
+_RECENT_EVENTS = 20_000
 
 
 class JsonDirStorage(FileStorage):
@@ -98,6 +103,7 @@ class JsonDirStorage(FileStorage):
         super().__init__(directory, lock)
         self._groups = GroupCache(trusted=lock is not None)
         self._months: dict[str, MonthLog] = {}
+        self._recent: OrderedDict[str, Event] = OrderedDict()
         self._node_index: LazyNodeIndex = LazyNodeIndex(self._list_level, self._probe_node)
         self._event_index: LazyEventIndex = LazyEventIndex(self._list_events)
         try:
@@ -258,10 +264,13 @@ class JsonDirStorage(FileStorage):
         """The stored events with these ids (None for ids not stored), reading each month's
         log once."""
         by_month: dict[str, list[int]] = {}
-        for position, event_id in enumerate(event_ids):
-            if event_id in self._event_index:
-                by_month.setdefault(month_of_event(event_id), []).append(position)
         found: list[Event | None] = [None] * len(event_ids)
+        recent = self._recent
+        for position, event_id in enumerate(event_ids):
+            if event_id in recent:
+                found[position] = recent[event_id]
+            elif event_id in self._event_index:
+                by_month.setdefault(month_of_valid_event(event_id), []).append(position)
         for month, positions in by_month.items():
             wanted = [event_ids[position] for position in positions]
             for position, event in zip(positions, self._month_events(month, wanted), strict=True):
@@ -303,9 +312,12 @@ class JsonDirStorage(FileStorage):
     def _write_events(self, events: list[Event]) -> None:
         batch = {event.event_id: event for event in events}
         lines: dict[str, list[tuple[str, str, bytes]]] = {}
+        for event_id in batch:
+            # Forgotten first: if the write fails, the disk says what the event is.
+            self._recent.pop(event_id, None)
         for event in batch.values():
             line = to_json(event).encode() + b"\n"
-            lines.setdefault(month_of_event(event.event_id), []).append(
+            lines.setdefault(month_of_valid_event(event.event_id), []).append(
                 (event.event_id, event.session_id, line)
             )
         logs = [self._month(month) for month in lines]
@@ -317,6 +329,15 @@ class JsonDirStorage(FileStorage):
         for log in logs:
             if log.needs_compaction():
                 log.compact()
+        self._remember(batch.values())
+
+    def _remember(self, events: Iterable[Event]) -> None:
+        """Keep the newest written events decoded (a writer only)."""
+        recent = self._recent
+        for event in events:
+            recent[event.event_id] = event
+        while len(recent) > _RECENT_EVENTS:
+            recent.popitem(last=False)
 
     # -- queries that need the exact timestamps ------------------------------------------------
     def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
@@ -422,6 +443,7 @@ class JsonDirStorage(FileStorage):
     def _reload(self) -> None:
         self._groups.forget()
         self._months = {}
+        self._recent = OrderedDict()
         self._node_index = LazyNodeIndex(self._list_level, self._probe_node)
         self._event_index = LazyEventIndex(self._list_events)
 
