@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import InvalidId, StoreCorrupted
-from tocsearch.ids import from_epoch_ms, parse_event_id
+from tocsearch.ids import EVENT_PREFIX, from_epoch_ms, parse_event_id
 from tocsearch.storage._files import (
     fsync_dir,
     open_file,
@@ -80,7 +80,9 @@ def month_of_valid_event(event_id: str) -> str:
     """:func:`month_of_event` for an id known to be an event id (of a stored or validated
     event), without parsing it again: the month of each day is worked out once.
 
-    >>> month_of_valid_event("evt:1769764800000:a")
+    >>> from datetime import datetime, timezone
+    >>> from tocsearch.ids import event_id
+    >>> month_of_valid_event(event_id(datetime(2026, 1, 30, 9, tzinfo=timezone.utc), "a"))
     '2026-01'
     """
     day = int(event_id[4:17]) // _MS_PER_DAY
@@ -157,7 +159,7 @@ class MonthLog:
             size = raw["size"]
             entries: dict[str, EventEntry] = {}
             live = 0
-            prefix = "evt:"
+            prefix = EVENT_PREFIX
             for event_id, session, offset, length in raw["events"]:
                 # A cheap shape check; the id's month is checked by check().
                 if not (

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 from tocsearch.converter import from_json, to_json
 from tocsearch.errors import InvalidId, StoreCorrupted, StoreLocked
-from tocsearch.ids import parse_node_id
+from tocsearch.ids import month_id, parse_node_id, year_id
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import (
@@ -64,6 +63,7 @@ from tocsearch.storage._jsondir_tree import (
 )
 from tocsearch.storage._jsondir_v1 import OLD_ENTRIES, read_first_layout
 from tocsearch.storage._lock import WriterLock
+from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage, SalvageBuilder
 
 __all__ = ["JsonDirStorage"]
@@ -72,9 +72,6 @@ _FORMAT = "tocsearch.jsondir"
 _LAYOUT = 2
 _FOLDERS = ("months", "years")
 _MONTH_LEVELS = frozenset({TocLevel.SEGMENT, TocLevel.DAY})
-# Events a writer just wrote are read back at once by the builder (to segment their days); a
-# writer keeps that many of them decoded. Readers keep none: a writer may replace an event.
-_RECENT_EVENTS = 20_000
 
 
 class JsonDirStorage(FileStorage):
@@ -103,7 +100,7 @@ class JsonDirStorage(FileStorage):
         super().__init__(directory, lock)
         self._groups = GroupCache(trusted=lock is not None)
         self._months: dict[str, MonthLog] = {}
-        self._recent: OrderedDict[str, Event] = OrderedDict()
+        self._recent = RecentEvents()
         self._node_index: LazyNodeIndex = LazyNodeIndex(self._list_level, self._probe_node)
         self._event_index: LazyEventIndex = LazyEventIndex(self._list_events)
         try:
@@ -265,10 +262,11 @@ class JsonDirStorage(FileStorage):
         log once."""
         by_month: dict[str, list[int]] = {}
         found: list[Event | None] = [None] * len(event_ids)
-        recent = self._recent
+        recent = self._recent.get if self._lock is not None else None
         for position, event_id in enumerate(event_ids):
-            if event_id in recent:
-                found[position] = recent[event_id]
+            kept = recent(event_id) if recent is not None else None
+            if kept is not None:
+                found[position] = kept
             elif event_id in self._event_index:
                 by_month.setdefault(month_of_valid_event(event_id), []).append(position)
         for month, positions in by_month.items():
@@ -312,9 +310,8 @@ class JsonDirStorage(FileStorage):
     def _write_events(self, events: list[Event]) -> None:
         batch = {event.event_id: event for event in events}
         lines: dict[str, list[tuple[str, str, bytes]]] = {}
-        for event_id in batch:
-            # Forgotten first: if the write fails, the disk says what the event is.
-            self._recent.pop(event_id, None)
+        # Forgotten first: if the write fails, the disk says what the events are.
+        self._recent.forget(batch)
         for event in batch.values():
             line = to_json(event).encode() + b"\n"
             lines.setdefault(month_of_valid_event(event.event_id), []).append(
@@ -329,15 +326,7 @@ class JsonDirStorage(FileStorage):
         for log in logs:
             if log.needs_compaction():
                 log.compact()
-        self._remember(batch.values())
-
-    def _remember(self, events: Iterable[Event]) -> None:
-        """Keep the newest written events decoded (a writer only)."""
-        recent = self._recent
-        for event in events:
-            recent[event.event_id] = event
-        while len(recent) > _RECENT_EVENTS:
-            recent.popitem(last=False)
+        self._recent.remember(batch.values())
 
     # -- queries that need the exact timestamps ------------------------------------------------
     def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
@@ -443,7 +432,7 @@ class JsonDirStorage(FileStorage):
     def _reload(self) -> None:
         self._groups.forget()
         self._months = {}
-        self._recent = OrderedDict()
+        self._recent.clear()
         self._node_index = LazyNodeIndex(self._list_level, self._probe_node)
         self._event_index = LazyEventIndex(self._list_events)
 
@@ -535,12 +524,16 @@ class JsonDirStorage(FileStorage):
 
 
 def _is_period(stem: str, folder: str) -> bool:
+    """Whether a file stem names a year (``2026``) or, in ``months/``, a month (``2026-01``)."""
     try:
         if folder == "years":
-            parse_node_id(f"toc:year:{stem}")
+            parse_node_id(year_id(int(stem)))
         else:
-            parse_node_id(f"toc:month:{stem}")
-    except InvalidId:
+            year, month = stem.split("-")
+            if len(month) != 2:
+                return False
+            parse_node_id(month_id(int(year), int(month)))
+    except (InvalidId, ValueError):
         return False
     return True
 

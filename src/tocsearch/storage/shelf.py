@@ -51,6 +51,7 @@ from tocsearch.storage._files import (
 )
 from tocsearch.storage._files_journal import Batch, Journal, JournalContents, encoded_size
 from tocsearch.storage._files_store import FileStorage, open_store_dir, write_marker
+from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage, SalvageBuilder
 
 __all__ = ["ShelveStorage"]
@@ -137,6 +138,7 @@ class ShelveStorage(FileStorage):
         self._base = directory / "records"
         self._journal = Journal(directory / "journal.log")
         self._shelf: _JsonShelf | None = None
+        self._recent = RecentEvents()
         try:
             refuse_links(
                 [self._journal.path]
@@ -381,9 +383,15 @@ class ShelveStorage(FileStorage):
         return iter(list(self._grip_keys))
 
     def _read_event(self, event_id: str) -> Event | None:
+        if self._lock is not None:
+            kept = self._recent.get(event_id)
+            if kept is not None:
+                return kept
         return self._read(self._event_keys.get(event_id), Event, event_id)
 
     def _write_events(self, events: list[Event]) -> None:
+        # Forgotten first: if the write fails, the disk says what the events are.
+        self._recent.forget(event.event_id for event in events)
         records = [(self._new_key("e"), to_json(event)) for event in events]
         ops: Batch = [
             ["e", event.event_id, key, event.timestamp.isoformat(), event.session_id]
@@ -392,6 +400,7 @@ class ShelveStorage(FileStorage):
         self._commit(records, ops)
         for event, (key, _) in zip(events, records, strict=True):
             self._event_keys[event.event_id] = key
+        self._recent.remember(events)
 
     # -- salvage ---------------------------------------------------------------------------------
     @classmethod
@@ -446,6 +455,7 @@ class ShelveStorage(FileStorage):
         self._shelf.close()
         self._shelf = None
         self._journal.close()
+        self._recent.clear()
         self._shelf = self._open_shelf()
         self._node_index = type(self._node_index)()
         self._event_index = type(self._event_index)()
