@@ -87,7 +87,7 @@ def test_navigate_and_expand_cite_raw_events(store: Path) -> None:
     )
     assert status == 0, err
     result = json.loads(out)
-    grip_ids = [grip for item in result["evidence"] for grip in item["grip_ids"]]
+    grip_ids = [grip for item in result["evidence"] for grip in item.get("grip_ids", [])]
     assert grip_ids
     status, out, err = run(
         "expand", grip_ids[0], "--before", "1", "--after", "1", "--store", str(store), "--json"

@@ -102,13 +102,25 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
         "description": (
             "Answer a question about the conversation history by walking its table of contents: "
             "reads time hints such as 'last week' or 'in January', drills into the best matching "
-            "periods, and returns cited evidence (bullets with grip ids) and the path it took."
+            "periods, and returns cited evidence (raw events and bullets with their ids) and "
+            "the path it took, all within token_budget."
         ),
         "parameters": {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "The question, in plain words."},
-                "token_budget": _BUDGET_SCHEMA,
+                "token_budget": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Largest response size in estimated tokens, path included; "
+                    "the best evidence that fits is returned.",
+                },
+                "full_path": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Show every step of the path instead of one per phase "
+                    "(counted in the budget).",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -256,12 +268,18 @@ class AgentTools:
         return to_dict(self.service.search_children(request))
 
     def _navigate(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"query", "token_budget"}, "navigate")
-        budget = _optional_integer(arguments, "token_budget") or self.navigator_budget
+        _only(arguments, {"query", "token_budget", "full_path"}, "navigate")
+        budget = _optional_integer(arguments, "token_budget")
+        full_path = arguments.get("full_path", False)
+        if not isinstance(full_path, bool):
+            raise InvalidArgument(f"argument 'full_path' must be a boolean, got {full_path!r}")
         navigator = Navigator(
-            self.storage, now=self.now, token_budget=budget, estimator=self.estimator
+            self.storage,
+            now=self.now,
+            token_budget=self.navigator_budget if budget is None else budget,
+            estimator=self.estimator,
         )
-        return navigator.navigate(_text(arguments, "query")).to_dict()
+        return navigator.navigate(_text(arguments, "query"), full_path=full_path).to_dict()
 
     def _expand_grip(self, arguments: dict[str, Any]) -> Any:
         _only(arguments, {"grip_id", "events_before", "events_after"}, "expand_grip")

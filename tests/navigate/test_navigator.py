@@ -7,6 +7,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from tests._support.budget import rendered_tokens
 from tests._support.navtree import Seg, build_nodes, build_store, check_strict, topic_rollup, utc
 
 from tocsearch import ids
@@ -179,6 +180,53 @@ def test_time_only_query_lists_the_period_best_summarised_first() -> None:
     assert "listed what happened in 2026-02-03" in result.reason
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did I work on yesterday",
+        "summarize yesterday",
+        "recap of yesterday",
+        "give me an overview of yesterday",
+    ],
+)
+def test_recap_questions_list_the_period(question: str) -> None:
+    """Words that ask for a recap are no topic: the period is listed as for a bare hint."""
+    store = build_store(history(), topic_rollup())
+    bare = Navigator(store, now=NOW).navigate("yesterday")
+    result = Navigator(store, now=NOW).navigate(question)
+    assert result.terms == ()
+    assert result.steps[0].phase is StepPhase.LIST
+    assert result.segment_ids == bare.segment_ids
+    assert result.reason.startswith("a recap of the period: listed what happened in 2026-02-03")
+
+
+def test_recap_words_beside_a_topic_stay_terms() -> None:
+    """ "work" next to a real topic is searched like any term."""
+    result = Navigator(build_store(history()), now=NOW).navigate("work on the changelog")
+    assert result.terms == ("work", "changelog")
+
+
+def test_long_queries_are_cut_to_their_first_terms() -> None:
+    """A question with more terms than MAX_QUERY_TERMS searches the first ones and says so."""
+    from tocsearch.navigate import MAX_QUERY_TERMS
+
+    words = " ".join(f"word{index:03d}" for index in range(3 * MAX_QUERY_TERMS))
+    result = Navigator(build_store(history()), now=NOW).navigate("changelog " + words)
+    assert len(result.terms) == MAX_QUERY_TERMS
+    assert result.terms[0] == "changelog"
+    assert f"searched the first {MAX_QUERY_TERMS} of {3 * MAX_QUERY_TERMS + 1} query terms" in (
+        result.reason
+    )
+
+
+def test_overlong_queries_are_refused() -> None:
+    """A question past MAX_QUERY_CHARACTERS is a clear error, not minutes of work."""
+    from tocsearch.navigate import MAX_QUERY_CHARACTERS
+
+    with pytest.raises(InvalidArgument, match="query must be at most"):
+        Navigator(build_store(history()), now=NOW).navigate("x" * (MAX_QUERY_CHARACTERS + 1))
+
+
 def test_query_without_topic_or_time_lists_the_latest_activity() -> None:
     """A question with only filler words lists the most recent day with activity."""
     result = Navigator(build_store(history()), now=NOW).navigate("what did we do?")
@@ -318,20 +366,43 @@ def test_max_iterations_is_respected_and_flagged() -> None:
     assert "max_iterations=3" in result.reason
 
 
-@pytest.mark.parametrize("budget", [1, 20, 60, 150, 400])
-def test_token_budget_is_respected_and_flagged(budget: int) -> None:
-    """tokens_used never exceeds the budget, and a walk cut short says so."""
+@pytest.mark.parametrize("budget", [150, 400, 1000])
+def test_token_budget_bounds_what_is_returned(budget: int) -> None:
+    """The result as JSON and as Markdown fits the budget, holds evidence, and says how many
+    of the items found fit."""
     result = Navigator(wide_store(), now=NOW, token_budget=budget, max_evidence=50).navigate("bug")
-    assert result.tokens_used <= budget
-    assert result.partial
-    assert f"token budget of {budget} exhausted" in result.reason
-
-
-def test_budget_keeps_room_for_evidence() -> None:
-    """With a small budget the walk stops reading early enough to return some evidence."""
-    result = Navigator(wide_store(), now=NOW, token_budget=250, max_evidence=50).navigate("bug")
-    assert result.partial
+    assert rendered_tokens(result) <= result.tokens_used <= budget
     assert result.evidence
+    assert result.partial
+    if budget > 150:
+        assert f"{len(result.evidence)} of 29 items fit the budget" in result.reason
+
+
+def test_more_budget_returns_more_evidence() -> None:
+    """Evidence is not dropped while budget is left: a larger budget returns a superset."""
+    store = wide_store()
+    small = Navigator(store, now=NOW, token_budget=400, max_evidence=50).navigate("bug")
+    large = Navigator(store, now=NOW, token_budget=4000, max_evidence=50).navigate("bug")
+    assert len(large.evidence) > len(small.evidence)
+    assert {item.text for item in small.evidence} <= {item.text for item in large.evidence}
+
+
+def test_a_budget_below_the_frame_is_a_clear_error() -> None:
+    """A budget too small for even the question and its terms is refused, naming both."""
+    with pytest.raises(InvalidArgument, match=r"token_budget=5 is too small for this query"):
+        Navigator(wide_store(), now=NOW, token_budget=5).navigate("bug")
+
+
+def test_the_full_path_on_request_is_counted() -> None:
+    """full_path=True shows every step, and the result still fits the budget."""
+    store = wide_store()
+    for budget in (600, 30_000):
+        compact = Navigator(store, now=NOW, token_budget=budget).navigate("bug")
+        full = Navigator(store, now=NOW, token_budget=budget).navigate("bug", full_path=True)
+        assert len(full.steps) >= len(compact.steps)
+        assert rendered_tokens(full) <= full.tokens_used <= budget
+    assert len(full.steps) == full.iterations
+    assert all(step.matches for step in full.steps if step.matched)
 
 
 def test_custom_estimator_is_used() -> None:
@@ -407,7 +478,7 @@ def test_markdown_has_the_search_path_and_evidence_sections() -> None:
 def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
     """to_dict gives plain JSON types under the documented keys, and from_dict restores it."""
     store = build_store(history(), topic_rollup())
-    result = Navigator(store, now=NOW).navigate("JWT expiry last week")
+    result = Navigator(store, now=NOW).navigate("JWT expiry last week", full_path=True)
     data = result.to_dict()
     assert list(data) == [
         "query",
@@ -423,6 +494,7 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
         "nodes_visited",
         "iterations",
     ]
+    # Keys holding an empty or default value are left out: the budget counts them.
     assert list(data["steps"][0]) == [
         "number",
         "phase",
@@ -432,7 +504,6 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
         "searched",
         "matched",
         "matches",
-        "chosen",
         "reason",
     ]
     assert list(data["evidence"][0]) == [
@@ -442,12 +513,14 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
         "text",
         "field",
         "grip_ids",
-        "event_ids",
         "score",
         "matched_terms",
         "start_time",
         "end_time",
     ]
+    untimed = Navigator(store, now=NOW).navigate("JWT expiry").to_dict()
+    assert "time_hints" not in untimed
+    assert "topic" not in untimed
     assert data["time_hints"]["ranges"][0]["start"] == "2026-01-26T00:00:00+00:00"
     assert data["steps"][0]["phase"] == "start"
     assert NavigationResult.from_dict(json.loads(json.dumps(data))) == result

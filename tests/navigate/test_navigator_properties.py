@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.budget import limit_named, rendered_tokens
 from tests._support.navtree import Seg, build_store, topic_rollup, utc
 
 from tocsearch import ids
@@ -71,7 +72,7 @@ def test_a_unique_planted_term_is_always_found(
 
 @given(
     history=planted_histories(),
-    budget=st.integers(1, 3000),
+    budget=st.integers(150, 3000),
     iterations=st.integers(1, 60),
     query=st.sampled_from(["bug", "cache retry", "login last month", "what happened yesterday?"]),
 )
@@ -88,11 +89,11 @@ def test_limits_always_hold(
         token_budget=budget,
         max_iterations=iterations,
     ).navigate(query)
-    assert result.tokens_used <= budget
+    assert rendered_tokens(result) <= result.tokens_used <= budget
     assert result.iterations <= iterations
-    assert len(result.evidence) <= 10
+    assert len(result.evidence) <= 30
     if result.partial:
-        assert "exhausted" in result.reason or "max_iterations" in result.reason
+        assert limit_named(result.reason), result.reason
     keys = [(item.segment_id, item.text) for item in result.evidence]
     assert len(keys) == len(set(keys))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from datetime import datetime, timezone
 from typing import TextIO
 
@@ -72,7 +73,9 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _navigation_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--verbose", "-v", action="store_true", help="show the search path")
+    parser.add_argument(
+        "--verbose", "-v", action="store_true", help="show every step of the search path"
+    )
     parser.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
     parser.add_argument(
         "--tz",
@@ -80,7 +83,12 @@ def _navigation_options(parser: argparse.ArgumentParser) -> None:
         help="whose days 'yesterday' and 'last week' are: an IANA name such as "
         "America/Los_Angeles, or an offset such as -08:00 (default: the system's zone)",
     )
-    parser.add_argument("--budget", type=positive, default=2000, help="token budget")
+    parser.add_argument(
+        "--budget",
+        type=positive,
+        default=2000,
+        help="token budget of the answer, path included (default 2000)",
+    )
 
 
 def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> datetime:
@@ -117,8 +125,12 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime) -> int:
     navigator = Navigator(storage, now=now, token_budget=args.budget)
-    result = navigator.navigate(args.query)
-    emit(args, out, result.to_dict(), lambda: _render.navigation(result, verbose=args.verbose))
+    result = navigator.navigate(args.query, full_path=args.verbose)
+    if args.json:
+        # Unindented, as the budget counted it.
+        out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        return 0
+    out.write(_render.navigation(result, verbose=args.verbose))
     return 0
 
 

@@ -1,6 +1,7 @@
 """Navigation: time hints, the Navigator walk, and the explainable result it returns."""
 
-from tocsearch.navigate.navigator import Navigator
+from tocsearch.navigate._terms import MAX_QUERY_TERMS
+from tocsearch.navigate.navigator import MAX_QUERY_CHARACTERS, Navigator
 from tocsearch.navigate.result import (
     Evidence,
     EvidenceKind,
@@ -9,14 +10,18 @@ from tocsearch.navigate.result import (
     StepMatch,
     StepPhase,
 )
+from tocsearch.navigate.seeder import SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 
 __all__ = [
+    "MAX_QUERY_CHARACTERS",
+    "MAX_QUERY_TERMS",
     "Evidence",
     "EvidenceKind",
     "NavigationResult",
     "NavigationStep",
     "Navigator",
+    "SegmentSeeder",
     "StepMatch",
     "StepPhase",
     "TimeHints",

@@ -68,3 +68,64 @@ def topic_terms(topic: str) -> tuple[str, ...]:
             continue
         seen.setdefault(_stem(word), None)
     return tuple(seen)
+
+
+MAX_QUERY_TERMS = 32
+"""At most this many terms of a question are searched (the first ones); the result says when
+more were cut, and the work of a navigation stays linear in the terms kept."""
+
+# Words that ask for a period itself rather than a topic in it ("what did I work on last
+# week", "summarize yesterday", "recap of March"), as stems of topic_terms.
+_RECAP_STEMS = frozenset(
+    _stem(word)
+    for word in [
+        "work",
+        "worked",
+        "working",
+        "summarize",
+        "summarise",
+        "summary",
+        "summaries",
+        "recap",
+        "recaps",
+        "overview",
+        "review",
+        "progress",
+        "activity",
+        "activities",
+        "going",
+        "done",
+        "doing",
+        "update",
+        "updates",
+        "highlights",
+        "happen",
+        "happening",
+        "everything",
+        "busy",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "period",
+        "list",
+        "give",
+        "lately",
+    ]
+    if len(word) >= MIN_TERM_LENGTH
+)
+
+
+def is_recap(terms: tuple[str, ...]) -> bool:
+    """Whether every term only asks for a recap of a period.
+
+    >>> is_recap(topic_terms("what did I work on")), is_recap(topic_terms("summarize"))
+    (True, True)
+    >>> is_recap(topic_terms("work on the JWT refresh"))
+    False
+    """
+    return bool(terms) and all(term in _RECAP_STEMS for term in terms)

@@ -1,19 +1,23 @@
-"""The Navigator: answers a question by walking the time table of contents, within budgets.
+"""The Navigator: answers a question by walking the time table of contents, within limits.
 
 A query is split into time hints and a topic (:mod:`tocsearch.navigate.timehints`). The walk
 then runs in phases, each only when the ones before found too little:
 
+0. **Teleport** (with a seeder only): verify the segments an index names first.
 1. **Walk** from the tightest nodes that cover the hinted period (or from the years), drilling
    into the best-matching child, collecting matching segments, backtracking to the next best.
-2. **Scan** the segments of the period directly, newest first: summaries above the segments
-   keep only a few bullets, so a term can be missing from every level above the segment that
-   holds it.
+2. **Scan** the segments of the period directly, guided by their term digests: summaries above
+   the segments keep only a few bullets, so a term can be missing from every level above the
+   segment that holds it.
 3. **Adjacent periods**: the same for the periods just before and after the hinted one.
 4. **Broaden**: drop the time restriction and search the whole history the same way.
+5. **Grep** the raw events of the segments found, then of those whose digests may hold the
+   terms, and rank them.
 
-A query with a time hint and no topic ("what did we do yesterday?") lists the segments of that
-period instead. Every search is an iteration and a step of the returned path; the walk stops at
-``max_iterations`` or when ``token_budget`` runs out, and then says so.
+A query with a time hint and no topic ("what did we do yesterday?", "recap of last week")
+lists the segments of that period instead. The walk is bounded by its own limits (searches,
+nodes read, events read); the token budget bounds what is returned
+(:mod:`tocsearch.navigate._fit`).
 """
 
 from __future__ import annotations
@@ -25,13 +29,22 @@ from tocsearch._checks import in_utc, whole_number
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
+from tocsearch.navigate._answer import candidates
+from tocsearch.navigate._book import EvidenceBook
+from tocsearch.navigate._descent import descend
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
+from tocsearch.navigate._events import EventHit
+from tocsearch.navigate._fit import fit
 from tocsearch.navigate._folded import DEFAULT_CAPACITY, FoldedTexts
-from tocsearch.navigate._leaf import finish, grep
-from tocsearch.navigate._meter import TokenMeter
+from tocsearch.navigate._grep import grep
+from tocsearch.navigate._lens import Lens
+from tocsearch.navigate._listing import listing
 from tocsearch.navigate._pages import newest_in
-from tocsearch.navigate._terms import topic_terms
-from tocsearch.navigate._walk import Walk, WalkLimits
+from tocsearch.navigate._scan import scan
+from tocsearch.navigate._teleport import teleport
+from tocsearch.navigate._terms import MAX_QUERY_TERMS, is_recap, topic_terms
+from tocsearch.navigate._trail import Trail, WalkLimits
+from tocsearch.navigate._walk import Walk
 from tocsearch.navigate.result import (
     Evidence,
     EvidenceKind,
@@ -39,17 +52,24 @@ from tocsearch.navigate.result import (
     StepPhase,
     node_label,
 )
+from tocsearch.navigate.seeder import SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
 
-__all__ = ["Navigator"]
+__all__ = ["MAX_QUERY_CHARACTERS", "Navigator"]
 
 _START_LEVELS = (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR)
+MAX_QUERY_CHARACTERS = 4000
+"""The longest question a navigator takes: a question, not a document."""
+
+
+def _not_fitting(returned: int, offered: int) -> str:
+    return f"{returned} of {offered} items fit the budget"
 
 
 class Navigator:
-    """Finds the segments that answer a question, and explains the path it took.
+    """Finds the segments and events that answer a question, and explains the path it took.
 
     Args:
         storage: the store holding the tree.
@@ -57,21 +77,27 @@ class Navigator:
             at each call). Time hints resolve against it, so an evaluation can ask as of a
             past date, and in its zone: "yesterday" is the day before ``now``'s local date.
         max_iterations: at most this many searches per question.
-        token_budget: at most this many tokens read and returned per question, by ``estimator``.
+        token_budget: at most this many tokens returned per question (the result as JSON and
+            as Markdown), by ``estimator``; the walk itself is bounded by the other limits.
         estimator: counts tokens (default :func:`tocsearch.text.estimate_tokens`).
         threshold: the share of query terms a node must hold to be drilled into, in [0, 1].
         width: how many matches a search reports, and so how many branches it can open.
-        max_evidence: at most this many evidence items are returned.
+        max_evidence: at most this many evidence items are offered; as many of them as fit
+            the token budget are returned.
         scan_page: how many segments one scanning step reads.
         max_start_nodes: a walk starts at the deepest level where at most this many nodes
             cover the hinted period.
+        max_nodes: at most this many nodes are scored per question.
         max_events: at most this many raw events are read in the final step, which greps the
-            events of the chosen segments (then of the period's other segments, newest first).
+            events of the chosen segments, then of the segments whose digests may hold the
+            terms.
         text_cache: how many nodes' case-folded text the navigator keeps between questions
             (least recently used first out; 0 keeps none). It only saves time: answers never
             depend on it.
         digest_cache: how many nodes' decoded term digests the navigator keeps between
-            questions (at most 128 KiB each; 0 keeps none). It only saves time.
+            questions (0 keeps none). It only saves time.
+        seeder: an index that names likely segments (:class:`SegmentSeeder`); they are
+            verified and grepped first. None walks without an index.
 
     Raises:
         InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
@@ -88,85 +114,120 @@ class Navigator:
         estimator: TokenEstimator | None = None,
         threshold: float = 0.3,
         width: int = 5,
-        max_evidence: int = 10,
+        max_evidence: int = 30,
         scan_page: int = 500,
         max_start_nodes: int = 3,
+        max_nodes: int = 50_000,
         max_events: int = 2000,
         text_cache: int = DEFAULT_CAPACITY,
         digest_cache: int = DEFAULT_DIGESTS,
+        seeder: SegmentSeeder | None = None,
     ) -> None:
         if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
             raise InvalidArgument(f"threshold must be between 0 and 1, got {threshold!r}")
+        if seeder is not None and not isinstance(seeder, SegmentSeeder):
+            raise InvalidArgument(
+                f"seeder must have a name and a seed() method, got {type(seeder).__name__}"
+            )
         self.storage = storage
         # Kept in its own zone: that zone says whose days "yesterday" and "last week" are.
         self.now = now if now is None else in_utc(now, "now").astimezone(now.tzinfo)
         self.token_budget = whole_number("token_budget", token_budget)
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
         self.max_start_nodes = whole_number("max_start_nodes", max_start_nodes)
-        self.max_events = whole_number("max_events", max_events)
+        self.seeder = seeder
         self.limits = WalkLimits(
             max_iterations=whole_number("max_iterations", max_iterations),
             threshold=float(threshold),
             width=whole_number("width", width),
             max_evidence=whole_number("max_evidence", max_evidence),
             scan_page=whole_number("scan_page", scan_page),
+            max_nodes=whole_number("max_nodes", max_nodes),
+            max_events=whole_number("max_events", max_events),
         )
+        self.max_events = self.limits.max_events
         # The folded text of the nodes read, kept across questions (bounded; see _folded).
         self._folded = FoldedTexts(whole_number("text_cache", text_cache, 0))
         # Decoded term digests of the nodes read, kept across questions (bounded; see _digests).
         self._digests = DigestCache(whole_number("digest_cache", digest_cache, 0))
 
-    def navigate(self, query: str) -> NavigationResult:
-        """Answer ``query`` with evidence from the tree and the path that found it.
+    def navigate(self, query: str, *, full_path: bool = False) -> NavigationResult:
+        """Answer ``query`` with evidence from the tree and the path that found it, within
+        the token budget.
+
+        The path is one step per phase unless ``full_path`` asks for every step (then counted
+        in the budget too) or the budget has room for every step after the evidence.
 
         Raises:
-            InvalidArgument: the query is not a string or is blank.
+            InvalidArgument: the query is not a string, is blank or longer than
+                :data:`MAX_QUERY_CHARACTERS`, or the budget cannot hold even its frame.
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidArgument(f"query must be a non-empty string, got {query!r}")
+        if len(query) > MAX_QUERY_CHARACTERS:
+            raise InvalidArgument(
+                f"query must be at most {MAX_QUERY_CHARACTERS} characters, got {len(query)}"
+            )
         now = self.now if self.now is not None else datetime.now(timezone.utc)
         hints = parse_time_hints(query, now)
-        terms = topic_terms(hints.topic)
-        # The reserve is what the walk leaves for the answer: the grep of the events and the
-        # evidence when there are events, the evidence alone otherwise.
+        every = topic_terms(hints.topic)
+        # A long query is cut to its first terms, so the work stays linear in what is kept.
+        terms = every[:MAX_QUERY_TERMS]
+        # "What did I work on last week", "summarize", "recap of yesterday": the words ask
+        # for the period itself, so it is listed as a time-only question.
+        recap = bool(terms) and is_recap(terms)
+        if recap:
+            terms = ()
+        lens = Lens(terms, folded=self._folded, digests=self._digests)
         greps = bool(terms) and self.storage.count_events() > 0
-        reserve = self.token_budget // 2 if greps else self.token_budget // 4
-        meter = TokenMeter(self.token_budget, self.estimator, reserve=reserve)
         walk = Walk(
-            self.storage,
-            terms,
-            self.limits,
-            meter,
-            greps=greps,
-            folded=self._folded,
-            digests=self._digests,
+            storage=self.storage,
+            lens=lens,
+            trail=Trail(self.limits, keeps_grep=greps),
+            book=EvidenceBook(lens, self.limits.max_evidence),
         )
+        hits: list[EventHit] = []
         if terms:
+            seeded: list[TocNode] = []
+            if self.seeder is not None:
+                seeded = teleport(
+                    walk, self.seeder, hints.topic, hints.ranges, limit=2 * self.limits.width
+                )
             where = self._topical(walk, hints)
             ranges = _searched_ranges(hints.ranges, where)
-            grep(walk, ranges, max_events=self.max_events, where=_where(ranges))
-            evidence = finish(walk)
-            summary = _topical_summary(walk, evidence, where, len(terms))
+            hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
+            offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
+            summary = _topical_summary(walk, offered, where, len(terms))
         else:
             summary = self._time_only(walk, hints, now)
-            evidence = finish(walk)
-        partial = walk.halted is not None
-        reason = summary
-        if walk.halted is not None:
-            reason = f"{walk.halted}; {summary}"
-        return NavigationResult(
+            offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
+        if recap:
+            summary = f"a recap of the period: {summary}"
+        if terms and len(every) > len(terms):
+            summary += f"; searched the first {len(terms)} of {len(every)} query terms"
+        trail = walk.trail
+        reason = summary if trail.halted is None else f"{trail.halted}; {summary}"
+        result = NavigationResult(
             query=query,
             topic=hints.topic,
             terms=terms,
             time_hints=hints,
-            steps=tuple(walk.steps),
-            evidence=evidence,
-            partial=partial,
+            steps=tuple(trail.steps),
+            evidence=(),
+            partial=trail.halted is not None,
             reason=reason,
-            tokens_used=meter.used,
+            tokens_used=0,
             token_budget=self.token_budget,
-            nodes_visited=len(walk.seen | walk.digest_checked),
-            iterations=walk.iterations,
+            nodes_visited=len(trail.seen | lens.digest_checked),
+            iterations=trail.iterations,
+        )
+        return fit(
+            result,
+            offered,
+            budget=self.token_budget,
+            estimator=self.estimator,
+            full_path=full_path,
+            note=_not_fitting,
         )
 
     # -- phases ------------------------------------------------------------------------------
@@ -174,35 +235,41 @@ class Navigator:
         """Run the phases for a query with topic terms; returns where the evidence came from."""
         ranges = hints.ranges
         if not ranges:
-            walk.walk(
+            descend(
+                walk,
                 self.storage.get_toc_root(),
                 (),
                 phase=StepPhase.START,
                 scope="Years",
                 open_roots=False,
             )
-            if walk.full_segments() == 0:
-                walk.scan((), phase=StepPhase.SCAN, where="in the whole history")
+            if walk.book.full_segments() == 0:
+                scan(walk, (), phase=StepPhase.SCAN, where="in the whole history")
             return ""
         phrases = ", ".join(f'"{phrase}"' for phrase in hints.phrases)
-        self._within(walk, ranges, phase=StepPhase.START, scan=StepPhase.SCAN, what=phrases)
-        if walk.evidence or walk.halted:
+        self._within(walk, ranges, phase=StepPhase.START, scanning=StepPhase.SCAN, what=phrases)
+        if walk.book.evidence or walk.trail.halted:
             return ""
         wide = tuple(span.widened() for span in ranges)
         self._within(
-            walk, wide, phase=StepPhase.ADJACENT, scan=StepPhase.ADJACENT, what=f"next to {phrases}"
+            walk,
+            wide,
+            phase=StepPhase.ADJACENT,
+            scanning=StepPhase.ADJACENT,
+            what=f"next to {phrases}",
         )
-        if walk.evidence or walk.halted:
+        if walk.book.evidence or walk.trail.halted:
             return "adjacent"
-        walk.walk(
+        descend(
+            walk,
             self.storage.get_toc_root(),
             (),
             phase=StepPhase.BROADEN,
             scope="Years (time restriction dropped)",
             open_roots=False,
         )
-        if walk.full_segments() == 0:
-            walk.scan((), phase=StepPhase.BROADEN, where="in the whole history")
+        if walk.book.full_segments() == 0:
+            scan(walk, (), phase=StepPhase.BROADEN, where="in the whole history")
         return "broadened"
 
     def _within(
@@ -211,18 +278,18 @@ class Navigator:
         ranges: Sequence[TimeRange],
         *,
         phase: StepPhase,
-        scan: StepPhase,
+        scanning: StepPhase,
         what: str,
     ) -> None:
         covering = self._covering(ranges)
         labels = ", ".join(node_label(node.node_id) for node in covering)
         where = "in " + ", ".join(span.label() for span in ranges)
-        before = len(walk.steps)
-        walk.walk(covering, ranges, phase=phase, scope=f"{what}: {labels}", open_roots=True)
-        if walk.full_segments() == 0:
-            walk.scan(ranges, phase=scan, where=where)
-        if len(walk.steps) == before:
-            walk.note(
+        before = len(walk.trail.steps)
+        descend(walk, covering, ranges, phase=phase, scope=f"{what}: {labels}", open_roots=True)
+        if walk.book.full_segments() == 0:
+            scan(walk, ranges, phase=scanning, where=where)
+        if len(walk.trail.steps) == before:
+            walk.trail.note(
                 phase=phase,
                 level=TocLevel.SEGMENT,
                 scope=f"{what}: {labels or 'no node'}",
@@ -243,14 +310,15 @@ class Navigator:
             labels = ", ".join(node_label(node.node_id) for node in self._covering(ranges))
             intro = f"{phrases}: {labels or 'segments without a day node'}"
         segments = _segments_in(self.storage, ranges)
-        walk.listing(segments, phase=StepPhase.LIST, scope=intro)
+        listing(walk, segments, phase=StepPhase.LIST, scope=intro)
         period = ", ".join(span.label() for span in ranges)
         if segments:
             return f"listed what happened in {period}"
         wide = tuple(span.widened() for span in ranges)
         nearby = _segments_in(self.storage, wide)
         if nearby:
-            walk.listing(
+            listing(
+                walk,
                 nearby,
                 phase=StepPhase.ADJACENT,
                 scope="Segments in the adjacent periods "
@@ -316,11 +384,11 @@ def _topical_summary(walk: Walk, evidence: Sequence[Evidence], where: str, terms
     if segments == 0:
         return "no segment matches the query"
     events = sum(1 for item in evidence if item.kind is EvidenceKind.EVENT)
-    full = walk.full_segments()
+    full = walk.book.full_segments()
     # The walk may stop (on its budget) before it reaches a segment, leaving the grep of the
     # events to find the evidence; then the evidence itself says how many terms were found.
     best = max(
-        walk.best_score(),
+        walk.book.best_score(),
         max((len(item.matched_terms) for item in evidence), default=0) / max(1, terms),
     )
     plural = "s" if segments != 1 else ""

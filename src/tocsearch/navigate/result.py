@@ -28,6 +28,7 @@ __all__ = [
     "NavigationStep",
     "StepMatch",
     "StepPhase",
+    "evidence_dict",
     "node_label",
 ]
 
@@ -49,6 +50,8 @@ class StepPhase(str, enum.Enum):
     """Segments read directly, newest first, because summaries above them did not match."""
     LIST = "list"
     """Segments listed for a query that names a time and no topic."""
+    TELEPORT = "teleport"
+    """Segments a seeder (an index) pointed at, verified against the query before the walk."""
     GREP = "grep"
     """The raw events of the best segments (and, when those were weak, of the period) searched
     line by line for the exact evidence."""
@@ -116,7 +119,8 @@ class Evidence:
     ``score`` is the weighted share of the query terms the item holds, rare terms weighing
     more (1.0 for every item of a time-only query, where the period is the whole question);
     an event's score also counts a strongly matching neighbour and its segment's relevance.
-    ``matched_terms`` are the terms in ``text``.
+    ``matched_terms`` are the terms in ``text``. ``clipped`` is true when ``text`` is the
+    start of a longer event cut to fit the token budget (expand the event for all of it).
     """
 
     segment_id: str
@@ -130,6 +134,7 @@ class Evidence:
     matched_terms: tuple[str, ...]
     start_time: datetime
     end_time: datetime
+    clipped: bool = False
 
 
 @attrs.frozen
@@ -161,17 +166,48 @@ class NavigationResult:
         return tuple(dict.fromkeys(item.segment_id for item in self.evidence))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``."""
+        """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``.
+
+        It is compact, because the token budget counts it: keys whose value is empty or the
+        default (``parent_ids``, ``matches``, ``chosen`` of a step; ``field``, ``grip_ids``,
+        ``event_ids``, ``matched_terms``, ``clipped`` of an evidence item, and ``end_time``
+        when it equals ``start_time``) are left out, ``topic`` is left out when it is the
+        whole query, ``time_hints`` when the query has none and ``steps`` when the path is
+        not shown, and the time hints do not repeat the topic.
+        :meth:`from_dict` puts them back.
+        """
         data: dict[str, Any] = to_dict(self)
+        data["time_hints"].pop("topic", None)
+        if data["topic"] == data["query"]:
+            del data["topic"]
+        if not data["time_hints"]["ranges"] and not data["time_hints"]["phrases"]:
+            del data["time_hints"]
+        for step in data["steps"]:
+            _drop_empty(step, _STEP_DEFAULTS)
+        if not data["steps"]:
+            del data["steps"]
+        data["evidence"] = [evidence_dict(item) for item in self.evidence]
         return data
 
     @classmethod
     def from_dict(cls, data: Any) -> NavigationResult:
-        """The result back from :meth:`to_dict` output.
+        """The result back from :meth:`to_dict` output (or from the full form with every key).
 
         Raises:
             InvalidArgument: the data does not describe a navigation result.
         """
+        if isinstance(data, dict):
+            data = dict(data)
+            data.setdefault("topic", data.get("query"))
+            data.setdefault("time_hints", {"ranges": [], "phrases": []})
+            data.setdefault("steps", [])
+            hints = data.get("time_hints")
+            if isinstance(hints, dict) and "topic" not in hints:
+                data["time_hints"] = {**hints, "topic": data.get("topic")}
+            if isinstance(data.get("steps"), list):
+                data["steps"] = [_with_defaults(step, _STEP_DEFAULTS) for step in data["steps"]]
+            if isinstance(data.get("evidence"), list):
+                data["evidence"] = [_evidence_defaults(item) for item in data["evidence"]]
         return from_dict(data, cls)
 
     def to_markdown(self, *, include_path: bool = True) -> str:
@@ -217,6 +253,47 @@ class NavigationResult:
         return "\n".join(lines) + "\n"
 
 
+# The keys to_dict leaves out when they hold these values, and from_dict puts back.
+_STEP_DEFAULTS: dict[str, Any] = {"parent_ids": [], "matches": [], "chosen": None}
+_EVIDENCE_DEFAULTS: dict[str, Any] = {
+    "segment_title": "",
+    "field": None,
+    "grip_ids": [],
+    "event_ids": [],
+    "matched_terms": [],
+    "clipped": False,
+}
+
+
+def evidence_dict(item: Evidence) -> dict[str, Any]:
+    """One evidence item as :meth:`NavigationResult.to_dict` shows it: without the keys that
+    hold their defaults."""
+    data: dict[str, Any] = to_dict(item)
+    if data["end_time"] == data["start_time"]:
+        del data["end_time"]
+    _drop_empty(data, _EVIDENCE_DEFAULTS)
+    return data
+
+
+def _drop_empty(data: dict[str, Any], defaults: dict[str, Any]) -> None:
+    for key, default in defaults.items():
+        if key in data and data[key] == default:
+            del data[key]
+
+
+def _with_defaults(data: Any, defaults: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        return data
+    return {**defaults, **data}
+
+
+def _evidence_defaults(data: Any) -> Any:
+    item = _with_defaults(data, _EVIDENCE_DEFAULTS)
+    if isinstance(item, dict) and "end_time" not in item and "start_time" in item:
+        item["end_time"] = item["start_time"]
+    return item
+
+
 def _evidence_line(item: Evidence) -> str:
     """One Markdown line: a quoted event with its time and id, or a statement with its grips."""
     grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
@@ -251,16 +328,21 @@ def _step_lines(step: NavigationStep) -> list[str]:
         noun = "event" + ("" if step.searched == 1 else "s")
     else:
         noun = f"{step.level.value} node" + ("" if step.searched == 1 else "s")
-    lines = [f"{step.number}. **{step.scope}** - Searched {step.searched} {noun}"]
+    head = f"{step.number}. **{step.scope}** - Searched {step.searched} {noun}"
+    if step.matched and not step.matches:
+        # A step of the one-per-phase path: the totals without the matches.
+        head += f", {step.matched} matched"
+    lines = [head]
     for match in step.matches[:3]:
         lines.append(
             f'   - Matched: "{clip(match.text, _MATCH_DISPLAY)}" (score: {match.score:.2f})'
         )
     if len(step.matches) > 3:
         lines.append(f"   - ... and {step.matched - 3} more matches")
-    elif not step.matches:
+    elif not step.matched:
         lines.append("   - No match")
-    lines.append(f"   - {step.reason}")
+    if step.reason:
+        lines.append(f"   - {step.reason}")
     return lines
 
 

@@ -1,0 +1,97 @@
+"""The evidence a walk offers, best first: the ranked events of the grep, then statements from
+the segments' summaries that cite events not yet offered. How many of them are returned is
+decided by the token budget (:mod:`tocsearch.navigate._fit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from tocsearch.models import TocNode
+from tocsearch.navigate._book import EvidenceBook
+from tocsearch.navigate._events import EventHit
+from tocsearch.navigate.result import Evidence, EvidenceKind
+from tocsearch.storage.protocol import Storage
+
+__all__ = ["candidates"]
+
+
+class _Grips:
+    """The grip ranges of segments and the events they cite, read once per navigation."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.ranges: dict[str, tuple[str, str] | None] = {}
+
+    def range_of(self, grip_id: str) -> tuple[str, str] | None:
+        if grip_id not in self.ranges:
+            grip = self.storage.find_grip(grip_id)
+            self.ranges[grip_id] = (
+                None if grip is None else (grip.event_id_start, grip.event_id_end)
+            )
+        return self.ranges[grip_id]
+
+    def holding(self, segment: TocNode, event_id: str) -> tuple[str, ...]:
+        """The grips of the segment's bullets whose range holds ``event_id``."""
+        found: dict[str, None] = {}
+        for bullet in segment.bullets:
+            for grip_id in bullet.grip_ids:
+                span = self.range_of(grip_id)
+                if span is not None and span[0] <= event_id <= span[1]:
+                    found.setdefault(grip_id, None)
+        return tuple(found)
+
+    def events_of(self, grip_ids: Sequence[str]) -> tuple[str, ...]:
+        """The ids of the stored events in the grips' ranges, in id order."""
+        found: set[str] = set()
+        for grip_id in grip_ids:
+            span = self.range_of(grip_id)
+            if span is not None:
+                found.update(
+                    event.event_id for event in self.storage.get_event_range(span[0], span[1])
+                )
+        return tuple(sorted(found))
+
+
+def _event_evidence(hit: EventHit, grips: _Grips) -> Evidence:
+    event = hit.event
+    return Evidence(
+        segment_id=hit.segment.node_id,
+        segment_title=hit.segment.title,
+        kind=EvidenceKind.EVENT,
+        text=event.text,
+        field=None,
+        grip_ids=grips.holding(hit.segment, event.event_id),
+        event_ids=(event.event_id,),
+        score=round(min(1.0, hit.score), 6),
+        matched_terms=hit.matched,
+        start_time=event.timestamp,
+        end_time=event.timestamp,
+    )
+
+
+def candidates(
+    storage: Storage, book: EvidenceBook, hits: Sequence[EventHit], limit: int
+) -> list[Evidence]:
+    """At most ``limit`` evidence items, best first: the ranked events, then the statements
+    whose events are not among them."""
+    grips = _Grips(storage)
+    items: list[Evidence] = []
+    cited: set[str] = set()
+    for hit in hits:
+        if len(items) >= limit:
+            break
+        if hit.event.event_id not in cited:
+            cited.add(hit.event.event_id)
+            items.append(_event_evidence(hit, grips))
+    for statement in book.ranking():
+        if len(items) >= limit:
+            break
+        events = grips.events_of(statement.grip_ids)
+        if events and cited.issuperset(events):
+            continue
+        cited.update(events)
+        items.append(attrs.evolve(statement, event_ids=events))
+    return items

@@ -1,0 +1,253 @@
+"""Fitting a navigation result to its token budget: the budget bounds what the caller gets.
+
+The result is measured as it is rendered, by the navigator's estimator: its JSON (what
+:meth:`~tocsearch.navigate.NavigationResult.to_dict` gives, serialised as the agent tools and
+the CLI serialise it) and its Markdown (:meth:`~tocsearch.navigate.NavigationResult.to_markdown`
+with the path). Neither may exceed the budget. Within it:
+
+1. the frame: the query, its time hints and terms, how the walk ended, the counters;
+2. the path, one step per phase (or the full path when the caller asked for it);
+3. the evidence, best first: every candidate that fits, an event too long for what is left
+   clipped to fit (and marked so) rather than dropped;
+4. with room left, the full path in place of the one-step-per-phase summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from tocsearch.errors import InvalidArgument
+from tocsearch.navigate.result import (
+    Evidence,
+    EvidenceKind,
+    NavigationResult,
+    NavigationStep,
+    StepPhase,
+    evidence_dict,
+)
+from tocsearch.text import ELLIPSIS, TokenEstimator, clip
+
+__all__ = ["compact_path", "fit", "frame_cost", "rendered_cost"]
+
+# The shortest clipped event worth returning, in characters of its text; and the shortest
+# when nothing else would be returned at all.
+_SHORTEST_CLIP = 120
+_SHORTEST_LEAN_CLIP = 40
+# Characters of a scope or reason kept in the one-step-per-phase path, and in its terse form
+# (which drops the reasons) for small budgets.
+_COMPACT_TEXT = 80
+_TERSE_TEXT = 40
+# The share of the budget the path may take before the evidence is chosen (the full path on
+# request may take it all); what the evidence leaves may widen the path afterwards.
+_PATH_SHARE = 0.2
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def rendered_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
+    """The tokens of the larger rendering of ``result``: its JSON or its Markdown."""
+    return max(
+        estimator(_json(result.to_dict())),
+        estimator(result.to_markdown()),
+    )
+
+
+def frame_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
+    """The tokens ``result`` takes without steps or evidence."""
+    return rendered_cost(attrs.evolve(result, steps=(), evidence=()), estimator)
+
+
+def _prefix(text: str, limit: int) -> str:
+    """The start of an event's raw text, at most ``limit`` characters with the ellipsis that
+    marks the cut (unlike :func:`~tocsearch.text.clip`, white space is kept as it was)."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(ELLIPSIS))] + ELLIPSIS
+
+
+def compact_path(
+    steps: Sequence[NavigationStep], *, text: int = _COMPACT_TEXT
+) -> tuple[NavigationStep, ...]:
+    """One step per phase, in the order the phases began: the first scope, the totals of what
+    was searched and matched, and the last reason, each clipped to ``text`` characters (no
+    reason at all when ``text`` is below :data:`_TERSE_TEXT`); no per-node matches."""
+    groups: dict[StepPhase, list[NavigationStep]] = {}
+    for step in steps:
+        # A drill and a backtrack are one phase of the descent.
+        key: StepPhase = StepPhase.DRILL if step.phase is StepPhase.BACKTRACK else step.phase
+        groups.setdefault(key, []).append(step)
+    compact: list[NavigationStep] = []
+    for number, (phase, members) in enumerate(groups.items(), start=1):
+        first, last = members[0], members[-1]
+        scope = clip(first.scope, text)
+        if len(members) > 1:
+            scope += f" (+{len(members) - 1})"
+        compact.append(
+            NavigationStep(
+                number=number,
+                phase=phase,
+                level=last.level,
+                scope=scope,
+                parent_ids=(),
+                searched=sum(step.searched for step in members),
+                matched=sum(step.matched for step in members),
+                matches=(),
+                chosen=None,
+                reason=clip(last.reason, text) if text >= _TERSE_TEXT else "",
+            )
+        )
+    return tuple(compact)
+
+
+def _item_cost(item: Evidence, estimator: TokenEstimator) -> int:
+    # The item's JSON and the separator before it; the JSON is the larger rendering of an
+    # item (it holds the full text), and the final check measures the whole anyway.
+    return estimator(_json(evidence_dict(item)) + ", ")
+
+
+def _lean(item: Evidence) -> Evidence:
+    """``item`` without what can be looked up again from its ids: its segment's title, its
+    grips and its matched terms."""
+    return attrs.evolve(item, segment_title="", grip_ids=(), matched_terms=())
+
+
+def _clipped(
+    item: Evidence, room: int, estimator: TokenEstimator, shortest: int = _SHORTEST_CLIP
+) -> Evidence | None:
+    """``item`` with its text clipped so that it costs at most ``room``, or None when fewer
+    than ``shortest`` characters of it would be left."""
+    if item.kind is not EvidenceKind.EVENT and shortest >= _SHORTEST_CLIP:
+        return None
+    bare = _item_cost(attrs.evolve(item, text="", clipped=True), estimator)
+    if bare >= room:
+        return None
+    low, high = 0, len(item.text)
+    # The largest prefix that fits: the estimator need not be linear, so search for it.
+    while low < high:
+        middle = (low + high + 1) // 2
+        trial = attrs.evolve(item, text=_prefix(item.text, middle), clipped=True)
+        if _item_cost(trial, estimator) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    if low < min(shortest, len(item.text)):
+        return None
+    return attrs.evolve(item, text=_prefix(item.text, low), clipped=True)
+
+
+def fit(
+    result: NavigationResult,
+    offered: Sequence[Evidence],
+    *,
+    budget: int,
+    estimator: TokenEstimator,
+    full_path: bool,
+    note: Callable[[int, int], str],
+) -> NavigationResult:
+    """``result`` with the path and as much of ``offered`` as fit ``budget``.
+
+    ``note(returned, offered)`` gives the words added to the reason when candidates did not
+    fit. ``result.steps`` is the full path; ``result.evidence`` is ignored.
+
+    Raises:
+        InvalidArgument: not even the frame of the result fits the budget.
+    """
+    brief = attrs.evolve(result, reason=result.reason.split("; ")[0], tokens_used=budget)
+    base = frame_cost(brief, estimator)
+    if base > budget:
+        raise InvalidArgument(
+            f"token_budget={budget} is too small for this query: its question, time hints "
+            f"and terms alone take {base} tokens"
+        )
+    shaped = _shape(result, offered, budget, estimator, full_path, note)
+    if offered and not shaped.evidence:
+        # Not even one lean item fits beside the whole reason: its first clause says enough,
+        # and ``partial`` says that more was found than returned.
+        brief = attrs.evolve(result, reason=result.reason.split("; ")[0])
+        lean = _shape(brief, offered, budget, estimator, full_path, None)
+        if lean.evidence:
+            shaped = lean
+    return _settle(shaped, budget, estimator)
+
+
+def _shape(
+    result: NavigationResult,
+    offered: Sequence[Evidence],
+    budget: int,
+    estimator: TokenEstimator,
+    full_path: bool,
+    note: Callable[[int, int], str] | None,
+) -> NavigationResult:
+    full = result.steps
+    frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
+    base = frame_cost(frame, estimator)
+    # A reason that grows by a note keeps room for it.
+    reserve = estimator("; " + note(len(offered), len(offered))) if note is not None else 0
+    compact = compact_path(full)
+    terse = compact_path(full, text=_TERSE_TEXT - 1)
+    allowance = budget - base - reserve if full_path else int(budget * _PATH_SHARE)
+    paths = [full, compact, terse] if full_path else [compact, terse]
+    path: tuple[NavigationStep, ...] = ()
+    used = base + reserve
+    for candidate in paths:
+        cost = rendered_cost(attrs.evolve(frame, steps=candidate), estimator)
+        if cost - base <= allowance and cost + reserve <= budget:
+            path, used = candidate, cost + reserve
+            break
+    chosen: list[Evidence] = []
+    for item in offered:
+        room = budget - used
+        cost = _item_cost(item, estimator)
+        if cost <= room:
+            chosen.append(item)
+            used += cost
+            continue
+        clipped = _clipped(item, room, estimator)
+        if clipped is not None:
+            chosen.append(clipped)
+            used += _item_cost(clipped, estimator)
+    if offered and not chosen:
+        # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
+        lean = _clipped(_lean(offered[0]), budget - used, estimator, _SHORTEST_LEAN_CLIP)
+        if lean is None and path:
+            path, used = (), base + reserve
+            lean = _clipped(_lean(offered[0]), budget - used, estimator, _SHORTEST_LEAN_CLIP)
+        if lean is not None:
+            chosen.append(lean)
+    reason = result.reason
+    if len(chosen) < len(offered) and note is not None:
+        reason = f"{reason}; {note(len(chosen), len(offered))}"
+    partial = result.partial or len(chosen) < len(offered)
+    shaped = attrs.evolve(frame, steps=path, evidence=tuple(chosen), reason=reason, partial=partial)
+    # What the evidence left may show more of the path.
+    wider = [full, compact, terse] if not full_path else []
+    for candidate in wider:
+        if candidate == path:
+            break
+        if rendered_cost(attrs.evolve(shaped, steps=candidate), estimator) <= budget:
+            shaped = attrs.evolve(shaped, steps=candidate)
+            break
+    return shaped
+
+
+def _settle(result: NavigationResult, budget: int, estimator: TokenEstimator) -> NavigationResult:
+    """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the
+    estimates above may be off for an estimator that is not additive."""
+    while True:
+        # ``result`` carries the budget as its count, the widest number it can show.
+        cost = rendered_cost(result, estimator)
+        if cost <= budget:
+            return attrs.evolve(result, tokens_used=cost)
+        if result.evidence:
+            result = attrs.evolve(result, evidence=result.evidence[:-1], partial=True)
+        elif result.steps:
+            result = attrs.evolve(result, steps=())
+        else:
+            # Only the reason's note can have grown past the frame checked first.
+            result = attrs.evolve(result, reason=result.reason[: len(result.reason) // 2])

@@ -1,0 +1,148 @@
+"""How one navigation sees a node: which query terms it holds, how well it matches, what text
+shows the match best, and which terms its digest may hold.
+
+A :class:`Lens` is shared read-only by every part of a walk; its only state is what it has
+worked out (folded texts, decoded digests), which never changes an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from tocsearch.digest import TermDigest
+from tocsearch.models import TocNode
+from tocsearch.navigate._digests import DigestCache
+from tocsearch.navigate._folded import FoldedTexts
+from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
+from tocsearch.search import SearchField
+
+__all__ = ["Lens", "Ranked", "Scored"]
+
+
+@attrs.frozen
+class Scored:
+    """A node that matched: the share of terms it holds anywhere, and its best match."""
+
+    node: TocNode
+    coverage: float
+    relevance: float
+    field: SearchField
+    text: str
+
+
+@attrs.frozen
+class Ranked:
+    """A node holding some term, ranked but not yet shown: its best text is picked only if a
+    step reports it."""
+
+    node: TocNode
+    present: frozenset[str]
+    coverage: float
+    relevance: float
+
+
+class Lens:
+    """Term matching and digest lookups for one query's ``terms``."""
+
+    def __init__(
+        self,
+        terms: tuple[str, ...],
+        *,
+        folded: FoldedTexts | None = None,
+        digests: DigestCache | None = None,
+    ) -> None:
+        self.terms = terms
+        self.matcher = TermMatcher(terms)
+        # Shared by the walks of one navigator, so each node is folded once across questions.
+        self.folded = folded if folded is not None else FoldedTexts(capacity=0)
+        self.digests = digests if digests is not None else DigestCache(capacity=0)
+        self._held: dict[str, frozenset[str] | None] = {}
+        # The digest bits each term is looked up by, worked out once for every digest read.
+        self._probes = [(term, TermDigest.probes(term)) for term in terms]
+        # Nodes whose digest was consulted: they count as visited.
+        self.digest_checked: set[str] = set()
+
+    # -- scoring -------------------------------------------------------------------------------
+    def rank(self, nodes: Sequence[TocNode]) -> tuple[list[Ranked], TermWeights]:
+        """The nodes holding any term, best first: by the weighted share of the terms they
+        hold (terms weigh by how rare they are among ``nodes``), then the plain share, then
+        the newest; and the weights."""
+        if not nodes or not self.terms:
+            return [], TermWeights(self.terms, ())
+        # The terms a node holds anywhere are found in its folded text at once (most nodes hold
+        # none and are rejected by substring tests); fields are matched one by one only for
+        # the nodes a step reports, to show the best one.
+        held = self.matcher.present_in_each(self.folded.of_each(nodes))
+        weights = TermWeights(self.terms, held)
+        share, count = weights.share, len(self.terms)
+        ranked = [
+            Ranked(node, present, len(present) / count, share(present))
+            for node, present in zip(nodes, held, strict=True)
+            if present
+        ]
+        ranked.sort(
+            key=lambda item: (
+                -item.relevance,
+                -item.coverage,
+                -item.node.start_time.timestamp(),
+                item.node.node_id,
+            )
+        )
+        return ranked, weights
+
+    def fields(self, node: TocNode) -> list[tuple[SearchField, str, frozenset[str]]]:
+        """Each searchable text of a node with the terms it holds, most specific first: the
+        bullets, the title, the summary, the keywords."""
+        texts = [(SearchField.BULLETS, bullet.text) for bullet in node.bullets]
+        texts.append((SearchField.TITLE, node.title))
+        if node.summary:
+            texts.append((SearchField.SUMMARY, node.summary))
+        texts += [(SearchField.KEYWORDS, keyword) for keyword in node.keywords]
+        return [(field, text, self.matcher.present(text)) for field, text in texts]
+
+    def scored(self, ranked: Ranked, weights: TermWeights) -> Scored:
+        """``ranked`` with the text that shows its match best: the one holding the most
+        weight; among equals the most specific (the fields come bullets first)."""
+        fields = self.fields(ranked.node)
+        field, text, _ = max(fields, key=lambda entry: weights.share(entry[2]))
+        shown = text if field is not SearchField.KEYWORDS else f"keyword: {text}"
+        return Scored(ranked.node, ranked.coverage, ranked.relevance, field, clip(shown))
+
+    def ordered(self, held: Iterable[str]) -> tuple[str, ...]:
+        """``held`` in query order."""
+        found = set(held)
+        return tuple(term for term in self.terms if term in found)
+
+    # -- term digests --------------------------------------------------------------------------
+    def may_hold(self, node: TocNode) -> frozenset[str] | None:
+        """The query terms ``node``'s digest may hold, or None when the digest is unknown.
+
+        Runtime complexity: O(t) for t terms once the digest is decoded (cached)."""
+        if not node.digest or not self.terms:
+            return None
+        key = node.node_id
+        if key in self._held:
+            return self._held[key]
+        self.digest_checked.add(key)
+        digest = self.digests.of(node)
+        held = (
+            None
+            if digest is None
+            else frozenset(term for term, probes in self._probes if digest.holds(probes))
+        )
+        self._held[key] = held
+        return held
+
+    def prune(self, nodes: Iterable[TocNode], need: int = 1) -> list[TocNode]:
+        """``nodes`` without those whose digest rules out holding ``need`` of the terms."""
+        kept: list[TocNode] = []
+        for node in nodes:
+            if not node.digest:
+                kept.append(node)
+                continue
+            held = self.may_hold(node)
+            if held is None or len(held) >= need:
+                kept.append(node)
+        return kept

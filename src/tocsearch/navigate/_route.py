@@ -1,0 +1,150 @@
+"""The segments whose term digests may hold the query's terms, in the order to read them.
+
+Digests (:mod:`tocsearch.digest`) sit on years, months, weeks, days and segments; a node's
+digest may say "maybe" about a term none of its texts holds, never "no" about one that does.
+A :class:`DigestRoute` descends from the years, newest first, into the children whose digest
+may hold at least ``k`` of the terms (or is unknown), for ``k`` from all the terms down to one,
+and yields the segments it reaches a batch at a time. Both the scan of the segments' summaries
+and the grep of their events read segments in this order, so they read first exactly the
+segments that may hold the terms, newest first among those that may hold as many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from tocsearch.errors import NotFound
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode, time_order
+from tocsearch.navigate._lens import Lens
+from tocsearch.navigate._walk import inside, level_of
+from tocsearch.navigate.timehints import TimeRange
+from tocsearch.storage.protocol import Storage
+
+__all__ = ["DigestRoute"]
+
+# The levels below each level, for a membership test that needs no depth lookups.
+_DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
+    level: tuple(other for other in TocLevel if other.depth > level.depth) for level in TocLevel
+}
+
+
+class DigestRoute:
+    """Digest-guided enumeration of the segments of ``ranges`` (all, when empty)."""
+
+    def __init__(self, storage: Storage, lens: Lens, ranges: Sequence[TimeRange]) -> None:
+        self.storage = storage
+        self.lens = lens
+        self.ranges = ranges
+        self._children: dict[str, tuple[list[TocNode], bool]] = {}
+        # Per level, how many nodes the first pass (every term needed) considered and skipped.
+        self.pruning: dict[TocLevel, list[int]] = {}
+
+    def years(self) -> list[TocNode] | None:
+        """The years of the ranges, newest first, or None when one lacks a digest (then no
+        digest can guide the reading)."""
+        if not self.lens.terms:
+            return None
+        years = [
+            node
+            for node in self.storage.get_nodes_by_level(TocLevel.YEAR)
+            if inside(node, self.ranges)
+        ]
+        if not years or any(self.lens.may_hold(year) is None for year in years):
+            return None
+        years.sort(key=time_order, reverse=True)
+        return years
+
+    def segments(
+        self, years: list[TocNode], proceed: Callable[[int], bool]
+    ) -> Iterator[list[TocNode]]:
+        """Batches of segments, pass by pass from every term needed down to one, each
+        segment once; a pass for ``need`` terms starts only while ``proceed(need)``."""
+        count = len(self.lens.terms)
+        read: set[str] = set()
+        yielded: set[str] = set()
+        for need in range(count, 0, -1):
+            if not proceed(need):
+                return
+            kept = self._kept(years, need)
+            for batch in self._descend(kept, need, read):
+                fresh = [node for node in batch if node.node_id not in yielded]
+                if fresh:
+                    yielded.update(node.node_id for node in fresh)
+                    yield fresh
+
+    def note(self) -> str:
+        """ "; skipped 11 of 12 month nodes: not every term in their digest" for the levels
+        where the first pass skipped nodes."""
+        parts = [
+            f"{skipped} of {total} {level.value} nodes"
+            for level, (total, skipped) in sorted(
+                self.pruning.items(), key=lambda entry: entry[0].depth
+            )
+            if skipped
+        ]
+        if not parts:
+            return ""
+        return "; skipped " + ", ".join(parts) + ": not every term in their digest"
+
+    def _kept(self, nodes: list[TocNode], need: int, *, ascending: bool = False) -> list[TocNode]:
+        """``nodes`` that may hold ``need`` terms, newest first, tallying the first pass's
+        skips. ``ascending`` says ``nodes`` are in time order already (as a store returns
+        children), so reversing them puts them newest first without sorting again."""
+        kept = self.lens.prune(nodes, need)
+        if nodes:
+            self._tally(need, level_of(nodes), len(nodes), len(nodes) - len(kept))
+        if ascending:
+            kept.reverse()
+        else:
+            kept.sort(key=time_order, reverse=True)
+        return kept
+
+    def _tally(self, need: int, level: TocLevel, considered: int, skipped: int) -> None:
+        if need == len(self.lens.terms):
+            tally = self.pruning.setdefault(level, [0, 0])
+            tally[0] += considered
+            tally[1] += skipped
+
+    def _descend(self, nodes: list[TocNode], need: int, read: set[str]) -> Iterator[list[TocNode]]:
+        """The segments below ``nodes`` (newest first) whose ancestors' digests all may hold
+        ``need`` terms, skipping days already ``read`` in this pass order; a node's segment
+        children come as one batch."""
+        leaves = [node for node in nodes if node.level is TocLevel.SEGMENT]
+        if leaves:
+            yield leaves
+        for node in nodes:
+            if node.level is TocLevel.SEGMENT:
+                continue
+            children, plain = self._children_of(node)
+            if plain:
+                # A day whose segments carry no digest: none can be ruled out, so all are read
+                # (once: a later pass would yield the same segments again).
+                if node.node_id in read:
+                    continue
+                read.add(node.node_id)
+                if children:
+                    self._tally(need, TocLevel.SEGMENT, len(children), 0)
+                    yield children[::-1]
+                continue
+            yield from self._descend(self._kept(children, need, ascending=True), need, read)
+
+    def _children_of(self, node: TocNode) -> tuple[list[TocNode], bool]:
+        """The node's children inside the ranges, in time order, and whether it is a day
+        whose segments carry no digest."""
+        cached = self._children.get(node.node_id)
+        if cached is None:
+            try:
+                stored = self.storage.get_child_nodes(node.node_id)
+            except NotFound:
+                stored = []
+            deeper = _DEEPER[node.level]
+            ranges = self.ranges
+            children = [
+                child
+                for child in stored
+                if child.level in deeper and (not ranges or inside(child, ranges))
+            ]
+            plain = node.level is TocLevel.DAY and not any(child.digest for child in children)
+            cached = self._children[node.node_id] = (children, plain)
+        return cached

@@ -1,0 +1,41 @@
+"""The hook through which an index hands the navigator its best guesses.
+
+A :class:`SegmentSeeder` (a full-text or vector index over the events, for example) names the
+segments most likely to answer a query. The navigator does not trust it blindly: it reads the
+seeded segments first, verifies them against the query like any other segment (their
+summaries, then their events in the grep), and explains in its path that it "teleported"
+there. Without a seeder the walk is the index-free one.
+
+>>> from datetime import datetime
+>>> class Fixed:
+...     name = "fixed"
+...     def seed(self, query, *, limit, start, end):
+...         return [("toc:segment:2026-01-05:a", 0.9)][:limit]
+>>> isinstance(Fixed(), SegmentSeeder)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+__all__ = ["SegmentSeeder"]
+
+
+@runtime_checkable
+class SegmentSeeder(Protocol):
+    """Names the segments most likely to answer a query, best first."""
+
+    @property
+    def name(self) -> str:
+        """What the seeder is, shown in the path: ``"FTS5"``, ``"FTS5+vector"``."""
+        ...
+
+    def seed(
+        self, query: str, *, limit: int, start: datetime | None, end: datetime | None
+    ) -> Sequence[tuple[str, float]]:
+        """At most ``limit`` ``(segment_id, score)`` pairs, best first, scores in [0, 1];
+        only segments within ``[start, end)`` when those are given."""
+        ...

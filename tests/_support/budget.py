@@ -1,0 +1,25 @@
+"""What a navigation result costs as the caller receives it, for budget assertions."""
+
+from __future__ import annotations
+
+import json
+
+from tocsearch.navigate import NavigationResult
+from tocsearch.text import TokenEstimator, estimate_tokens
+
+
+def rendered_tokens(result: NavigationResult, estimator: TokenEstimator = estimate_tokens) -> int:
+    """The tokens of the larger of the result's renderings: its JSON (as the agent tools send
+    it) and its Markdown with the path."""
+    return max(
+        estimator(json.dumps(result.to_dict(), ensure_ascii=False)),
+        estimator(result.to_markdown()),
+        estimator(result.to_markdown(include_path=False)),
+    )
+
+
+def limit_named(reason: str) -> bool:
+    """Whether ``reason`` names the limit that made a result partial."""
+    return any(
+        words in reason for words in ("max_iterations", "max_nodes", "max_events", "fit the budget")
+    )

@@ -1,0 +1,115 @@
+"""The navigate tool's output fits the token budget it was called with, for every bundled
+example question, and holds evidence wherever a generous budget finds some."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tocsearch.examples import EXAMPLE_END, load_example_events, load_example_questions
+from tocsearch.ingest import TocBuilder
+from tocsearch.navigate import NavigationResult, Navigator
+from tocsearch.storage import InMemoryStorage
+from tocsearch.text import estimate_tokens
+from tocsearch.tools import AgentTools
+
+QUESTIONS = [question.question for question in load_example_questions()]
+BUDGETS = (200, 500, 1000, 2000)
+
+
+@pytest.fixture(scope="module")
+def storage() -> InMemoryStorage:
+    built = InMemoryStorage()
+    TocBuilder(built).ingest(load_example_events())
+    return built
+
+
+@pytest.fixture(scope="module")
+def tools(storage: InMemoryStorage) -> AgentTools:
+    return AgentTools(storage, now=EXAMPLE_END)
+
+
+def _navigate(tools: AgentTools, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    text = tools.handle_tool_call("navigate", arguments)
+    data: dict[str, Any] = json.loads(text)
+    return text, data
+
+
+def _room_for_evidence(budget: int, data: dict[str, Any]) -> bool:
+    """Whether the budget leaves room for a cited event beside the frame: always from 500
+    tokens; at 200 only for a question without time hints (their ranges and phrases take
+    40-60 tokens of JSON, and a cited event with its ids and time about 80)."""
+    return budget >= 500 or "time_hints" not in data
+
+
+@settings(max_examples=40, deadline=None)
+@given(question=st.sampled_from(QUESTIONS), budget=st.sampled_from(BUDGETS))
+def test_tool_output_fits_the_budget_with_evidence(
+    tools: AgentTools, question: str, budget: int
+) -> None:
+    """The tool's JSON is at most token_budget tokens and cites evidence whenever a walk with
+    a generous budget finds any; the result read back renders within the budget too."""
+    text, data = _navigate(tools, {"query": question, "token_budget": budget})
+    assert "error" not in data, data
+    assert estimate_tokens(text) <= data["tokens_used"] <= budget
+    result = NavigationResult.from_dict(data)
+    assert estimate_tokens(result.to_markdown()) <= budget
+    _, generous = _navigate(tools, {"query": question, "token_budget": 50_000})
+    if _room_for_evidence(budget, data):
+        assert bool(data["evidence"]) == bool(generous["evidence"])
+    elif generous["evidence"] and not data["evidence"]:
+        assert data["partial"]
+        assert f"0 of {len(generous['evidence'])} items fit the budget" in data["reason"]
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_every_example_question_fits_every_budget(tools: AgentTools, budget: int) -> None:
+    """All bundled questions, at each budget the issue names: within it, evidence present."""
+    for question in QUESTIONS:
+        text, data = _navigate(tools, {"query": question, "token_budget": budget})
+        assert estimate_tokens(text) <= budget, question
+        if _room_for_evidence(budget, data):
+            assert data["evidence"], (question, budget, data["reason"])
+
+
+def test_more_budget_never_returns_less(storage: InMemoryStorage) -> None:
+    """A matched item is not dropped while budget is left: each larger budget returns at
+    least the items of a smaller one."""
+    for question in load_example_questions():
+        previous = 0
+        for budget in BUDGETS:
+            result = Navigator(storage, now=question.now, token_budget=budget).navigate(
+                question.question
+            )
+            assert len(result.evidence) >= previous, (question.question, budget)
+            previous = len(result.evidence)
+
+
+def test_the_full_path_is_counted_in_the_budget(tools: AgentTools) -> None:
+    """full_path=true shows every step and still fits the budget."""
+    text, data = _navigate(tools, {"query": QUESTIONS[0], "token_budget": 3000, "full_path": True})
+    assert estimate_tokens(text) <= 3000
+    # Every search is a step (a phase with nothing left to search is one too).
+    assert len(data["steps"]) >= data["iterations"]
+    assert any(step.get("matches") for step in data["steps"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"query": "jwt", "token_budget": 0}, "token_budget must be a whole number of at least 1, got 0"),
+        ({"query": "jwt", "token_budget": 3}, "token_budget=3 is too small for this query"),
+        ({"query": "jwt", "full_path": "yes"}, "'full_path' must be a boolean"),
+    ],
+)
+def test_bad_budgets_are_clear_errors(
+    tools: AgentTools, arguments: dict[str, Any], message: str
+) -> None:
+    """A zero budget is refused (not silently replaced), as is one below the frame."""
+    _, data = _navigate(tools, arguments)
+    assert data["error"]["type"] == "InvalidArgument"
+    assert message in data["error"]["message"]
