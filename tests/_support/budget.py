@@ -21,5 +21,5 @@ def rendered_tokens(result: NavigationResult, estimator: TokenEstimator = estima
 def limit_named(reason: str) -> bool:
     """Whether ``reason`` names the limit that made a result partial."""
     return any(
-        words in reason for words in ("max_iterations", "max_nodes", "max_events", "fit the budget")
+        words in reason for words in ("max_iterations", "max_nodes", "max_events", "items fit")
     )

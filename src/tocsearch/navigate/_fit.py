@@ -158,7 +158,10 @@ def fit(
     Raises:
         InvalidArgument: not even the frame of the result fits the budget.
     """
-    brief = attrs.evolve(result, reason=result.reason.split("; ")[0], tokens_used=budget)
+    # The reason in brief: only the limit that stopped the walk, if one did; the note that
+    # says how many items fit follows it.
+    halts = [part for part in result.reason.split("; ") if part.startswith("stopped after")]
+    brief = attrs.evolve(result, reason="; ".join(halts), tokens_used=budget)
     base = frame_cost(brief, estimator)
     if base > budget:
         raise InvalidArgument(
@@ -167,10 +170,16 @@ def fit(
         )
     shaped = _shape(result, offered, budget, estimator, full_path, note)
     if offered and not shaped.evidence:
-        # Not even one lean item fits beside the whole reason: its first clause says enough,
-        # and ``partial`` says that more was found than returned.
-        brief = attrs.evolve(result, reason=result.reason.split("; ")[0])
-        lean = _shape(brief, offered, budget, estimator, full_path, None)
+        # Not even one lean item fits beside the whole reason: the reason in brief, and the
+        # best item lean and clipped.
+        lean = _shape(
+            attrs.evolve(brief, tokens_used=result.tokens_used),
+            offered,
+            budget,
+            estimator,
+            full_path,
+            _brief_note,
+        )
         if lean.evidence:
             shaped = lean
     return _settle(shaped, budget, estimator)
@@ -182,13 +191,13 @@ def _shape(
     budget: int,
     estimator: TokenEstimator,
     full_path: bool,
-    note: Callable[[int, int], str] | None,
+    note: Callable[[int, int], str],
 ) -> NavigationResult:
     full = result.steps
     frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
     base = frame_cost(frame, estimator)
     # A reason that grows by a note keeps room for it.
-    reserve = estimator("; " + note(len(offered), len(offered))) if note is not None else 0
+    reserve = estimator("; " + note(len(offered), len(offered)))
     compact = compact_path(full)
     terse = compact_path(full, text=_TERSE_TEXT - 1)
     allowance = budget - base - reserve if full_path else int(budget * _PATH_SHARE)
@@ -221,8 +230,9 @@ def _shape(
         if lean is not None:
             chosen.append(lean)
     reason = result.reason
-    if len(chosen) < len(offered) and note is not None:
-        reason = f"{reason}; {note(len(chosen), len(offered))}"
+    if len(chosen) < len(offered):
+        told = note(len(chosen), len(offered))
+        reason = f"{reason}; {told}" if reason else told
     partial = result.partial or len(chosen) < len(offered)
     shaped = attrs.evolve(frame, steps=path, evidence=tuple(chosen), reason=reason, partial=partial)
     # What the evidence left may show more of the path.
@@ -234,6 +244,10 @@ def _shape(
             shaped = attrs.evolve(shaped, steps=candidate)
             break
     return shaped
+
+
+def _brief_note(returned: int, offered: int) -> str:
+    return f"{returned} of {offered} items fit the budget"
 
 
 def _settle(result: NavigationResult, budget: int, estimator: TokenEstimator) -> NavigationResult:
