@@ -101,7 +101,10 @@ def test_the_full_path_is_counted_in_the_budget(tools: AgentTools) -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"query": "jwt", "token_budget": 0}, "token_budget must be a whole number of at least 1, got 0"),
+        (
+            {"query": "jwt", "token_budget": 0},
+            "token_budget must be a whole number of at least 1, got 0",
+        ),
         ({"query": "jwt", "token_budget": 3}, "token_budget=3 is too small for this query"),
         ({"query": "jwt", "full_path": "yes"}, "'full_path' must be a boolean"),
     ],

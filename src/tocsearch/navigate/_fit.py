@@ -200,7 +200,13 @@ def _shape(
     reserve = estimator("; " + note(len(offered), len(offered)))
     compact = compact_path(full)
     terse = compact_path(full, text=_TERSE_TEXT - 1)
-    allowance = budget - base - reserve if full_path else int(budget * _PATH_SHARE)
+    if full_path:
+        # Every step first, but not at the cost of all the evidence: room for the best item
+        # (up to half of what the frame leaves) is kept.
+        first = _item_cost(offered[0], estimator) if offered else 0
+        allowance = budget - base - reserve - min(first, (budget - base) // 2)
+    else:
+        allowance = int(budget * _PATH_SHARE)
     paths = [full, compact, terse] if full_path else [compact, terse]
     path: tuple[NavigationStep, ...] = ()
     used = base + reserve

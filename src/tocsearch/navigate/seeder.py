@@ -6,12 +6,13 @@ seeded segments first, verifies them against the query like any other segment (t
 summaries, then their events in the grep), and explains in its path that it "teleported"
 there. Without a seeder the walk is the index-free one.
 
->>> from datetime import datetime
 >>> class Fixed:
 ...     name = "fixed"
+...     def __init__(self, segment_ids):
+...         self.segment_ids = segment_ids
 ...     def seed(self, query, *, limit, start, end):
-...         return [("toc:segment:2026-01-05:a", 0.9)][:limit]
->>> isinstance(Fixed(), SegmentSeeder)
+...         return [(segment_id, 1.0) for segment_id in self.segment_ids[:limit]]
+>>> isinstance(Fixed([]), SegmentSeeder)
 True
 """
 
