@@ -14,10 +14,10 @@ from tocsearch.navigate.seeder import SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 
 __all__ = [
-    "MAX_QUERY_CHARACTERS",
-    "MAX_QUERY_TERMS",
     "Evidence",
     "EvidenceKind",
+    "MAX_QUERY_CHARACTERS",
+    "MAX_QUERY_TERMS",
     "NavigationResult",
     "NavigationStep",
     "Navigator",
