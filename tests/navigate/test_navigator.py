@@ -208,7 +208,7 @@ def test_recap_words_beside_a_topic_stay_terms() -> None:
 
 def test_long_queries_are_cut_to_their_first_terms() -> None:
     """A question with more terms than MAX_QUERY_TERMS searches the first ones and says so."""
-    from tocsearch.navigate import MAX_QUERY_TERMS
+    from tocsearch.navigate.navigator import MAX_QUERY_TERMS
 
     words = " ".join(f"word{index:03d}" for index in range(3 * MAX_QUERY_TERMS))
     result = Navigator(build_store(history()), now=NOW).navigate("changelog " + words)
@@ -221,7 +221,7 @@ def test_long_queries_are_cut_to_their_first_terms() -> None:
 
 def test_overlong_queries_are_refused() -> None:
     """A question past MAX_QUERY_CHARACTERS is a clear error, not minutes of work."""
-    from tocsearch.navigate import MAX_QUERY_CHARACTERS
+    from tocsearch.navigate.navigator import MAX_QUERY_CHARACTERS
 
     with pytest.raises(InvalidArgument, match="query must be at most"):
         Navigator(build_store(history()), now=NOW).navigate("x" * (MAX_QUERY_CHARACTERS + 1))

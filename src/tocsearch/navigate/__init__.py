@@ -1,7 +1,6 @@
 """Navigation: time hints, the Navigator walk, and the explainable result it returns."""
 
-from tocsearch.navigate._terms import MAX_QUERY_TERMS
-from tocsearch.navigate.navigator import MAX_QUERY_CHARACTERS, Navigator
+from tocsearch.navigate.navigator import Navigator
 from tocsearch.navigate.result import (
     Evidence,
     EvidenceKind,
@@ -16,8 +15,6 @@ from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 __all__ = [
     "Evidence",
     "EvidenceKind",
-    "MAX_QUERY_CHARACTERS",
-    "MAX_QUERY_TERMS",
     "NavigationResult",
     "NavigationStep",
     "Navigator",

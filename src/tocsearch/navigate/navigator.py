@@ -57,7 +57,7 @@ from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
 
-__all__ = ["MAX_QUERY_CHARACTERS", "Navigator"]
+__all__ = ["MAX_QUERY_CHARACTERS", "MAX_QUERY_TERMS", "Navigator"]
 
 _START_LEVELS = (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR)
 MAX_QUERY_CHARACTERS = 4000
