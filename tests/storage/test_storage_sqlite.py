@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests._support.storage_helpers import make_event, make_node
 from tests.strategies import events
 
-from tocsearch.errors import StorageError, StoreCorrupted, StoreReadOnly
+from tocsearch.errors import StoreCorrupted, StoreReadOnly
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocBullet
 from tocsearch.storage._sqlite_fts import (
@@ -241,7 +241,7 @@ def test_symbolic_links_in_the_store_are_refused(tmp_path: Path, name: str) -> N
     (path / name).unlink(missing_ok=True)
     (path / name).symlink_to(target)
     for readonly in (True, False):
-        with pytest.raises(StorageError, match="symbolic link"):
+        with pytest.raises(StoreCorrupted, match="symbolic link"):
             SqliteStorage(path, readonly=readonly)
 
 

@@ -22,12 +22,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tocsearch.errors import InvalidArgument, StorageError, StoreCorrupted
+from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.ids import event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._common import StorageCommon
-from tocsearch.storage._files import remove_temp_files
+from tocsearch.storage._files import refuse_links, remove_temp_files
 from tocsearch.storage._files_store import (
     MARKER_NAME,
     open_store_dir,
@@ -79,11 +79,7 @@ def _bound(value: str) -> str:
 
 
 def _refuse_symlinks(directory: Path) -> None:
-    for name in _OWN_FILES:
-        if (directory / name).is_symlink():
-            raise StorageError(
-                f"{directory / name} is a symbolic link; a store's files must be its own"
-            )
+    refuse_links(directory / name for name in _OWN_FILES)
 
 
 class SqliteStorage(StorageCommon):
@@ -101,9 +97,9 @@ class SqliteStorage(StorageCommon):
 
     Raises:
         StoreLocked: another writer holds the store.
-        StorageError: the path is not a SQLite store (or, for a reader, no store), or one of
+        StorageError: the path is not a SQLite store (or, for a reader, no store).
+        StoreCorrupted: the database is damaged or of an unknown schema version, or one of
             the store's files is a symbolic link.
-        StoreCorrupted: the database is damaged or of an unknown schema version.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
