@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
-from tocsearch.storage._base import IndexedStorage
 from tocsearch.storage._files import read_bytes, write_atomically
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
+from tocsearch.storage.backend import Backend
 
 __all__ = [
     "MARKER_NAME",
@@ -131,7 +131,7 @@ def read_only_error(directory: Path, action: str) -> StoreReadOnly:
     )
 
 
-class FileStorage(IndexedStorage):
+class FileStorage(Backend):
     """What both file stores share: the directory, the writer lock and the read-only guard."""
 
     def __init__(self, directory: Path, lock: WriterLock | None) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tocsearch.models import Event, Grip, TocNode
-from tocsearch.storage._base import IndexedStorage
+from tocsearch.storage.backend import Backend
 
 __all__ = ["InMemoryStorage"]
 
 
-class InMemoryStorage(IndexedStorage):
+class InMemoryStorage(Backend):
     """Keeps every record in memory; nothing survives the process.
 
     Records are immutable, so reads hand out the stored objects without copying.

@@ -1,8 +1,37 @@
-"""The shared half of every backend: indexes, queries and error handling.
+"""Backend: the small contract a new record store implements to become a full Storage.
 
-A backend subclasses :class:`IndexedStorage` and supplies how one record is read, written and
-erased. Queries go through the in-memory :class:`NodeIndex` and :class:`EventIndex`, then read
-only the records they return.
+A backend subclasses :class:`Backend` and says how one record is read, written and erased; this
+class builds the whole caller-facing :class:`~tocsearch.storage.Storage` facade on those hooks
+once, with the behaviour the shared contract suite checks for every backend: time and level
+queries through in-memory indexes of ids and times (:class:`NodeIndex`, :class:`EventIndex`),
+``NotFound`` errors, ``check()``, ``close()`` and ``with``. The hooks are the protected
+methods below (leading underscore: subclasses implement them, callers never call them):
+
+=====================================  ========================================================
+hook                                   promise
+=====================================  ========================================================
+``_read_node(node_id)``                the stored node, or None
+``_write_nodes(nodes)``                store every node of the batch (durably, for files)
+``_erase_node(node_id)``               remove a node that is stored
+``_read_grip(grip_id)``                the stored grip, or None
+``_write_grips(grips)``                store every grip of the batch
+``_erase_grip(grip_id)``               remove a grip, stored or not
+``_grip_ids()``                        every stored grip id
+``_read_event(event_id)``              the stored event, or None
+``_write_events(events)``              store every event of the batch (an event put again
+                                       under another session moves there)
+``_release()``                         free files and locks; called once, by ``close()``
+``_index_span(node)`` (optional)       the span a node is indexed under; may be wider than
+                                       the node's own
+=====================================  ========================================================
+
+A backend that opens an existing store fills ``self._node_index`` and ``self._event_index``
+(or replaces them with indexes that load themselves, as :class:`JsonDirStorage` does). Records
+are immutable, so a backend may hand out the objects it keeps.
+
+A store with a query engine of its own implements the :class:`~tocsearch.storage.Storage`
+protocol directly instead, as :class:`~tocsearch.storage.SqliteStorage` does: its queries run in
+SQLite, so opening it loads no index at all.
 """
 
 from __future__ import annotations
@@ -17,16 +46,15 @@ from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._common import StorageCommon
 from tocsearch.storage._index import EventIndex, NodeIndex
 
-__all__ = ["IndexedStorage"]
+__all__ = ["Backend"]
 
 
-class IndexedStorage(StorageCommon):
-    """A Storage built from record-level reads and writes plus in-memory indexes.
+class Backend(StorageCommon):
+    """A Storage built from the record hooks of a subclass plus in-memory indexes.
 
-    Subclasses fill ``self._node_index`` and ``self._event_index`` when they open, and implement
-    the ``_read_*``, ``_write_*`` and ``_erase_*`` hooks. The index span of a node may be wider
-    than the node's own span (a backend may index a node by its calendar period without reading
-    it); queries re-check the exact span on the records they read.
+    The index span of a node may be wider than the node's own span (a backend may index a node
+    by its calendar period without reading it); queries re-check the exact span on the records
+    they read.
     """
 
     def __init__(self) -> None:
@@ -36,31 +64,41 @@ class IndexedStorage(StorageCommon):
 
     # -- hooks -----------------------------------------------------------------------------
     @abc.abstractmethod
-    def _read_node(self, node_id: str) -> TocNode | None: ...
+    def _read_node(self, node_id: str) -> TocNode | None:
+        """The stored node with this id, or None. ``node_id`` is one the index knows."""
 
     @abc.abstractmethod
-    def _write_nodes(self, nodes: list[TocNode]) -> None: ...
+    def _write_nodes(self, nodes: list[TocNode]) -> None:
+        """Store every node, each replacing any node with its id; durable on return."""
 
     @abc.abstractmethod
-    def _erase_node(self, node_id: str) -> None: ...
+    def _erase_node(self, node_id: str) -> None:
+        """Remove the stored node with this id; durable on return."""
 
     @abc.abstractmethod
-    def _read_grip(self, grip_id: str) -> Grip | None: ...
+    def _read_grip(self, grip_id: str) -> Grip | None:
+        """The stored grip with this id, or None (for any non-empty string)."""
 
     @abc.abstractmethod
-    def _write_grips(self, grips: list[Grip]) -> None: ...
+    def _write_grips(self, grips: list[Grip]) -> None:
+        """Store every grip, each replacing any grip with its id; durable on return."""
 
     @abc.abstractmethod
-    def _erase_grip(self, grip_id: str) -> None: ...
+    def _erase_grip(self, grip_id: str) -> None:
+        """Remove the grip with this id if it is stored; durable on return."""
 
     @abc.abstractmethod
-    def _grip_ids(self) -> Iterator[str]: ...
+    def _grip_ids(self) -> Iterator[str]:
+        """Every stored grip id, in no promised order."""
 
     @abc.abstractmethod
-    def _read_event(self, event_id: str) -> Event | None: ...
+    def _read_event(self, event_id: str) -> Event | None:
+        """The stored event with this id, or None. ``event_id`` is one the index knows."""
 
     @abc.abstractmethod
-    def _write_events(self, events: list[Event]) -> None: ...
+    def _write_events(self, events: list[Event]) -> None:
+        """Store every event, each replacing any event with its id (and leaving its old session
+        when the session changed); durable on return."""
 
     def _index_span(self, node: TocNode) -> tuple[datetime, datetime]:
         """The span under which a node is indexed; backends may widen it."""
@@ -117,7 +155,7 @@ class IndexedStorage(StorageCommon):
         ]
         # The index orders by (indexed start, id); only a backend that widens the indexed span
         # can disagree with the nodes' own start times.
-        if type(self)._index_span is not IndexedStorage._index_span:
+        if type(self)._index_span is not Backend._index_span:
             found.sort(key=time_order)
         return found
 
