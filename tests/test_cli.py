@@ -254,3 +254,24 @@ def test_an_unknown_zone_is_a_usage_error() -> None:
     status, _, err = run("demo", "--tz", "Mars/Olympus")
     assert status == 2
     assert "unknown time zone 'Mars/Olympus'" in err
+
+
+def test_a_new_store_is_sqlite_and_existing_stores_need_no_backend(tmp_path: Path) -> None:
+    """ingest without --backend creates a SQLite store; every command then opens it (and a
+    shelve store made with --backend) without being told the backend; naming the wrong one
+    is a one-line error."""
+    for name, extra in (("fresh", []), ("shelved", ["--backend", "shelve"])):
+        path = str(tmp_path / name)
+        status, _, err = run("ingest", str(example_path()), "--store", path, *extra)
+        assert status == 0, err
+        status, out, err = run("root", "--store", path, "--json")
+        assert status == 0, err
+        assert json.loads(out)
+        status, _, err = run("ingest", str(example_path()), "--store", path)
+        assert status == 0, err
+    marker = json.loads((tmp_path / "fresh" / "tocsearch-store.json").read_text())
+    assert marker["format"] == "tocsearch.sqlite"
+    assert (tmp_path / "fresh" / "tocsearch.sqlite3").is_file()
+    status, _, err = run("root", "--store", str(tmp_path / "shelved"), "--backend", "sqlite")
+    assert status == 1
+    assert "holds a shelve store" in err

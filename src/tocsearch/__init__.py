@@ -74,11 +74,13 @@ from tocsearch.service import (
     SearchNodeResponse,
 )
 from tocsearch.storage import (
+    Backend,
     InMemoryStorage,
     JsonDirStorage,
     ShelveStorage,
     SqliteStorage,
     Storage,
+    open_store,
 )
 from tocsearch.summarize import (
     CallableSummarizer,
@@ -94,6 +96,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AgentTools",
+    "Backend",
     "BrowseTocRequest",
     "BrowseTocResponse",
     "BuildConfig",
@@ -171,6 +174,7 @@ __all__ = [
     "from_dict",
     "from_json",
     "load_events",
+    "open_store",
     "parse_time_hints",
     "query_terms",
     "rank_nodes",

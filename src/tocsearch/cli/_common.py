@@ -18,9 +18,10 @@ from tocsearch._clock import parse_zone
 from tocsearch._paths import default_store_path
 from tocsearch.converter import _parse_datetime
 from tocsearch.errors import InvalidArgument
-from tocsearch.storage.jsondir import JsonDirStorage
-from tocsearch.storage.protocol import Storage
-from tocsearch.storage.shelf import ShelveStorage
+from tocsearch.storage import Storage, store_backend
+from tocsearch.storage import open_store as open_existing_store
+from tocsearch.storage._open import BACKENDS as STORE_BACKENDS
+from tocsearch.storage._open import DEFAULT_BACKEND
 
 __all__ = [
     "BACKENDS",
@@ -39,7 +40,7 @@ __all__ = [
     "zone",
 ]
 
-BACKENDS = ("jsondir", "shelve")
+BACKENDS = tuple(STORE_BACKENDS)
 
 Run = Callable[[argparse.Namespace, TextIO, TextIO], int]
 """A command: parsed arguments, stdout, stderr -> exit status."""
@@ -74,7 +75,10 @@ def shared_options() -> SharedOptions:
         help="store directory (default: $TOCSEARCH_HOME, else the user data directory)",
     )
     store.add_argument(
-        "--backend", choices=BACKENDS, default="jsondir", help="storage backend (default: jsondir)"
+        "--backend",
+        choices=BACKENDS,
+        help=f"backend of a new store (default: {DEFAULT_BACKEND}); "
+        "an existing store opens with its own",
     )
     output = Parser(add_help=False)
     output.add_argument("--json", action="store_true", help="print one JSON document")
@@ -124,21 +128,26 @@ class CommandError(Exception):
 
 @contextmanager
 def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
-    """The store named by ``--store``/``--backend``, open for the length of a command.
+    """The store at ``--store``, open for the length of a command: an existing store with the
+    backend its marker names, a new one (when writing) with ``--backend``.
 
     Raises:
-        CommandError: reading a store that does not exist.
+        CommandError: reading a store that does not exist, or ``--backend`` naming another
+            backend than the existing store's.
     """
     path: Path = args.store if args.store is not None else default_store_path()
     if not writing and not path.exists():
         raise CommandError(
             f"no store at {path}; run 'tocsearch ingest FILE' first or pass --store DIR"
         )
+    existing = store_backend(path)
+    if existing is not None and args.backend not in (None, existing):
+        raise CommandError(f"{path} holds a {existing} store, not {args.backend}; drop --backend")
     storage: Storage
-    if args.backend == "shelve":
-        storage = ShelveStorage(path, readonly=not writing)
+    if existing is None and writing:
+        storage = STORE_BACKENDS[args.backend or DEFAULT_BACKEND](path)
     else:
-        storage = JsonDirStorage(path, readonly=not writing)
+        storage = open_existing_store(path, readonly=not writing)
     with storage:
         yield storage
 
