@@ -25,38 +25,40 @@ from tocsearch.models import Event
 from tocsearch.storage._files import fsync_dir
 from tocsearch.storage._files_store import read_marker
 from tocsearch.storage._lock import WriterLock
-from tocsearch.storage.jsondir import JsonDirStorage
-from tocsearch.storage.shelf import ShelveStorage
+from tocsearch.storage._open import BACKENDS, DiskBackend, open_store, store_backend
+from tocsearch.storage.protocol import Storage
 from tocsearch.summarize import Summarizer
 
 __all__ = ["RepairReport", "check_store", "repair_store"]
 
-_BACKENDS: dict[str, type[JsonDirStorage] | type[ShelveStorage]] = {
-    "jsondir": JsonDirStorage,
-    "shelve": ShelveStorage,
-}
 _BATCH = 5_000
 
 
-def _backend(name: str) -> type[JsonDirStorage] | type[ShelveStorage]:
+def _backend(name: str) -> DiskBackend:
     try:
-        return _BACKENDS[name]
+        return BACKENDS[name]
     except KeyError:
         raise InvalidArgument(
-            f"backend must be one of {', '.join(sorted(_BACKENDS))}, got {name!r}"
+            f"backend must be one of {', '.join(sorted(BACKENDS))}, got {name!r}"
         ) from None
 
 
-def check_store(path: str | os.PathLike[str], *, backend: str = "jsondir") -> None:
+def check_store(path: str | os.PathLike[str], *, backend: str | None = None) -> None:
     """Check a store on disk as deeply as tocsearch can: open it read-only, run the store's own
     ``check()`` (every record readable, indexes consistent), then :func:`check_tree` (the tree
-    is whole: no node, grip or event that another names is missing).
+    is whole: no node, grip or event that another names is missing). ``backend`` defaults to
+    the one the store's marker names.
 
     Raises:
         StoreCorrupted: naming the first problem found.
-        StorageError: the path holds no store of this backend.
+        StorageError: the path holds no store (of this backend).
     """
-    with _backend(backend)(path, readonly=True) as store:
+    opened = (
+        open_store(path, readonly=True)
+        if backend is None
+        else _backend(backend)(path, readonly=True)
+    )
+    with opened as store:
         store.check()
         check_tree(store)
 
@@ -84,7 +86,7 @@ class RepairReport:
 def repair_store(
     path: str | os.PathLike[str],
     *,
-    backend: str = "jsondir",
+    backend: str | None = None,
     summarizer: Summarizer | None = None,
     config: BuildConfig | None = None,
 ) -> RepairReport:
@@ -96,11 +98,16 @@ def repair_store(
     ``<name>.damaged-<UTC time>`` and the new one takes its name. The writer lock is held the
     whole time, so no writer works on the store meanwhile.
 
+    ``backend`` defaults to the one the store's marker names.
+
     Raises:
-        StorageError: ``path`` holds no store of this backend, or another writer holds it.
+        StorageError: ``path`` holds no store (of this backend), or another writer holds it.
     """
-    store_class = _backend(backend)
     directory = Path(os.fspath(path))
+    backend = backend or store_backend(directory)
+    if backend is None:
+        raise StorageError(f"no tocsearch store at {str(directory)!r} to repair")
+    store_class = _backend(backend)
     found = read_marker(directory) if directory.is_dir() else None
     if found != store_class.FORMAT:
         raise StorageError(f"no {backend} store at {str(directory)!r} to repair")
@@ -139,7 +146,7 @@ def repair_store(
 
 
 def _rebuild(
-    store: JsonDirStorage | ShelveStorage,
+    store: Storage,
     events: tuple[Event, ...],
     summarizer: Summarizer | None,
     config: BuildConfig | None,

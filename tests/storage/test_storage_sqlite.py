@@ -13,9 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.storage_helpers import make_event, make_node
+from tests._support.synthetic import history
 from tests.strategies import events
 
+from tocsearch import check_store, repair_store
 from tocsearch.errors import StoreCorrupted, StoreReadOnly
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocBullet
 from tocsearch.storage._sqlite_fts import (
@@ -271,3 +274,27 @@ def test_segment_fields_put_bullets_and_keywords_one_per_line() -> None:
         "k1\nk2",
     )
     assert storable_text("plain ? text") == "plain ? text"
+
+
+def test_a_damaged_store_is_found_by_the_deep_check_and_rebuilt_by_repair(tmp_path: Path) -> None:
+    """A damaged event row makes check_store raise StoreCorrupted; repair_store rebuilds the
+    store from every event it can still read, names the lost one, and the result checks."""
+    events = history(300, seed=5)
+    path = tmp_path / "store"
+    with SqliteStorage(path) as store:
+        TocBuilder(store).ingest(events)
+    check_store(path)
+    lost = events[100].event_id
+    with sqlite3.connect(path / "tocsearch.sqlite3") as connection:
+        connection.execute("UPDATE events SET record = 'junk' WHERE event_id = ?", (lost,))
+    connection.close()
+    with pytest.raises(StoreCorrupted, match=re.escape(lost)):
+        check_store(path)
+    report = repair_store(path)
+    assert report.events_recovered == len(events) - 1
+    assert report.missing_event_ids == (lost,)
+    assert any(lost in problem for problem in report.problems)
+    check_store(path)
+    with SqliteStorage(path, readonly=True) as store:
+        assert store.count_events() == len(events) - 1
+        assert not store.has_event(lost)

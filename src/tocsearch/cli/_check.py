@@ -39,9 +39,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         check_store(path, backend=args.backend)
     except StoreCorrupted as error:
         if not args.repair:
+            backend = "" if args.backend is None else f" --backend {args.backend}"
             raise CommandError(
-                f"{error}\\nrepair it with: tocsearch check --repair --store {path} "
-                f"--backend {args.backend}"
+                f"{error}\\nrepair it with: tocsearch check --repair --store {path}{backend}"
             ) from None
         err.write(f"tocsearch: damaged: {error}\\n")
     else:

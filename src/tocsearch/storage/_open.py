@@ -12,28 +12,21 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Protocol
 
 from tocsearch.errors import StorageError
-from tocsearch.storage._files_store import MARKER_NAME, _read_marker
-from tocsearch.storage.jsondir import _FORMAT as _JSONDIR_FORMAT
+from tocsearch.storage._files_store import MARKER_NAME, read_marker
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.protocol import Storage
-from tocsearch.storage.shelf import _FORMAT as _SHELVE_FORMAT
 from tocsearch.storage.shelf import ShelveStorage
-from tocsearch.storage.sqlite import _FORMAT as _SQLITE_FORMAT
 from tocsearch.storage.sqlite import SqliteStorage
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "StoreOpener", "open_store", "store_backend"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DiskBackend", "open_store", "store_backend"]
 
+DiskBackend = type[SqliteStorage] | type[JsonDirStorage] | type[ShelveStorage]
+"""A backend class that keeps a store on disk: it opens (or, for a writer, creates) one, names
+its ``FORMAT`` in the marker, and can ``salvage`` a damaged one."""
 
-class StoreOpener(Protocol):
-    """What opens (or, for a writer, creates) an on-disk store: a backend class."""
-
-    def __call__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> Storage: ...
-
-
-BACKENDS: Mapping[str, StoreOpener] = MappingProxyType(
+BACKENDS: Mapping[str, DiskBackend] = MappingProxyType(
     {"sqlite": SqliteStorage, "jsondir": JsonDirStorage, "shelve": ShelveStorage}
 )
 """The on-disk backends by name: ``sqlite``, ``jsondir``, ``shelve``."""
@@ -42,7 +35,7 @@ DEFAULT_BACKEND = "sqlite"
 """The backend new stores get unless told otherwise: SQLite opens in constant time and answers
 time queries on its own indexes, whatever the size of the history."""
 
-_BY_FORMAT = {_SQLITE_FORMAT: "sqlite", _JSONDIR_FORMAT: "jsondir", _SHELVE_FORMAT: "shelve"}
+_BY_FORMAT = {backend.FORMAT: name for name, backend in BACKENDS.items()}
 
 
 def store_backend(path: str | os.PathLike[str]) -> str | None:
@@ -57,7 +50,7 @@ def store_backend(path: str | os.PathLike[str]) -> str | None:
         return None
     if not directory.is_dir():
         raise StorageError(f"{str(directory)!r} is a file, not a tocsearch store directory")
-    found = _read_marker(directory)
+    found = read_marker(directory)
     if found is None:
         return None
     backend = _BY_FORMAT.get(found)

@@ -1,4 +1,5 @@
-"""The row-by-row half of ``SqliteStorage.check()``: records, key columns, FTS5 texts, counts.
+"""Reading a SQLite store row by row: the half of ``SqliteStorage.check()`` that SQLite cannot
+do (records, key columns, FTS5 texts, counts), and salvaging what a damaged one still holds.
 
 SQLite's own checks vouch for pages and indexes; these vouch for what only tocsearch knows:
 that a row's key columns are the ones its record implies and that the full-text tables hold
@@ -10,13 +11,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tocsearch.errors import StoreCorrupted
+from tocsearch.errors import StoreCorrupted, TocsearchError
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._salvage import Salvage, SalvageBuilder
 from tocsearch.storage._sqlite_fts import event_text, segment_fields
 from tocsearch.storage._sqlite_schema import decode_record, session_key, to_us
 
-__all__ = ["check_rows"]
+__all__ = ["check_rows", "salvage_database"]
 
 
 def _check_nodes(connection: sqlite3.Connection, database: Path) -> int:
@@ -81,3 +83,45 @@ def check_rows(connection: sqlite3.Connection, database: Path) -> None:
             f"{database}: the full-text tables hold {indexed_segments} segments and "
             f"{indexed_events} events, the store {segments} and {events}"
         )
+
+
+def _salvage_table(
+    connection: sqlite3.Connection,
+    database: Path,
+    table: str,
+    key: str,
+    found: SalvageBuilder,
+) -> None:
+    try:
+        rows = connection.execute(f"SELECT {key}, record FROM {table}")
+        for record_id, text in rows:
+            try:
+                if table == "nodes":
+                    found.node(decode_record(database, text, TocNode, str(record_id)))
+                else:
+                    found.event(decode_record(database, text, Event, str(record_id)))
+            except TocsearchError as error:
+                found.problem(f"{database}: {table} row {record_id!r}", error)
+    except sqlite3.DatabaseError as error:
+        # A damaged page ends the scan of this table; what was read before it is kept.
+        found.problem(f"{database}: table {table}", error)
+
+
+def salvage_database(database: Path) -> Salvage:
+    """Every readable event of a possibly damaged store database, and the event ids its
+    readable segments cite; each row, table or file that cannot be read is named."""
+    found = SalvageBuilder()
+    if database.is_symlink() or not database.is_file():
+        found.problem(str(database), "missing, or not a regular file")
+        return found.done()
+    try:
+        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        found.problem(str(database), error)
+        return found.done()
+    try:
+        _salvage_table(connection, database, "nodes", "node_id", found)
+        _salvage_table(connection, database, "events", "event_id", found)
+    finally:
+        connection.close()
+    return found.done()

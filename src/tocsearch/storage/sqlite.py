@@ -35,7 +35,8 @@ from tocsearch.storage._files_store import (
     write_marker,
 )
 from tocsearch.storage._lock import LOCK_NAME
-from tocsearch.storage._sqlite_check import check_rows
+from tocsearch.storage._salvage import Salvage
+from tocsearch.storage._sqlite_check import check_rows, salvage_database
 from tocsearch.storage._sqlite_db import Database, sqlite_errors
 from tocsearch.storage._sqlite_fts import (
     delete_segment_texts,
@@ -101,6 +102,9 @@ class SqliteStorage(StorageCommon):
         StoreCorrupted: the database is damaged or of an unknown schema version, or one of
             the store's files is a symbolic link.
     """
+
+    FORMAT = _FORMAT
+    """The format name in the store's marker file."""
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         super().__init__()
@@ -410,6 +414,13 @@ class SqliteStorage(StorageCommon):
                 for table in ("events_fts", "segments_fts"):
                     connection.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
             check_rows(connection, self._db.path)
+
+    @classmethod
+    def salvage(cls, directory: Path) -> Salvage:
+        """Every event that can still be read out of a possibly damaged store, and the event
+        ids its readable segments cite; each row or table that cannot be read is named. The
+        caller holds the writer lock."""
+        return salvage_database(directory / DATABASE_NAME)
 
     def refresh(self) -> None:
         """Nothing to forget: every query reads the last committed state. Kept so that code
