@@ -81,6 +81,7 @@ from tocsearch.storage import (
     SqliteStorage,
     Storage,
     open_store,
+    store_backend,
 )
 from tocsearch.summarize import (
     CallableSummarizer,
@@ -182,6 +183,7 @@ __all__ = [
     "repair_store",
     "search_children",
     "search_node",
+    "store_backend",
     "term_overlap_score",
     "to_dict",
     "to_json",
