@@ -47,6 +47,7 @@ from tocsearch.storage.memory import InMemoryStorage
 from tocsearch.storage.protocol import Storage
 
 __all__ = [
+    "COMMIT_VARIABLE",
     "DEFAULT_ROOT",
     "GENERATOR_VERSION",
     "BuiltStore",
@@ -59,6 +60,8 @@ __all__ = [
 ]
 
 DEFAULT_ROOT = Path(__file__).resolve().parent / ".cache" / "planted"
+COMMIT_VARIABLE = "TOCSEARCH_BENCH_COMMIT"
+"""Names the commit a store is built from when the sources are not a git checkout."""
 GENERATOR_VERSION = 1
 """Raise when the history generator or the planting changes, so cached histories are redone."""
 
@@ -226,6 +229,10 @@ def _built(record: dict[str, object], directory: Path, *, reused: bool) -> Built
 
 
 def _commit() -> str:
+    # A source snapshot (git archive) has no repository: its runner names the commit instead.
+    named = os.environ.get(COMMIT_VARIABLE, "").strip()
+    if named:
+        return named
     package = Path(tocsearch.__file__).resolve().parent
     try:
         done = subprocess.run(
