@@ -23,6 +23,9 @@ from pathlib import Path
 from tocsearch.errors import StoreCorrupted
 
 __all__ = [
+    "APPEND_FLAGS",
+    "READ_FLAGS",
+    "TRUNCATE_FLAGS",
     "fsync_dir",
     "fsync_file",
     "is_temp_name",
@@ -39,15 +42,14 @@ __all__ = [
 # Flags that exist on only some platforms are 0 elsewhere: O_BINARY keeps Windows from
 # translating newlines, O_NOFOLLOW refuses a symbolic link as the last component of a path.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
-_CREATE = (
-    os.O_WRONLY
-    | os.O_CREAT
-    | os.O_EXCL
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-    | _NOFOLLOW
-)
+_PORTABLE = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
+READ_FLAGS = os.O_RDONLY | _PORTABLE
+"""Open a store file to read it, never through a link."""
+APPEND_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _PORTABLE
+"""Open (or create) a store file to append to it, never through a link."""
+TRUNCATE_FLAGS = os.O_WRONLY | _PORTABLE
+"""Open a store file to cut off its torn tail, never through a link."""
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _PORTABLE
 _DIRECTORY = getattr(os, "O_DIRECTORY", None)
 
 
@@ -118,7 +120,7 @@ def fsync_dir(directory: Path) -> None:
 
 def fsync_file(path: Path) -> None:
     """Flush a file's data to the disk; fsync on any descriptor flushes the whole file."""
-    fd = open_file(path, _READ)
+    fd = open_file(path, READ_FLAGS)
     try:
         os.fsync(fd)
     finally:
@@ -169,7 +171,7 @@ def read_bytes(path: Path) -> bytes | None:
         StoreCorrupted: the path is a symbolic link or a folder.
     """
     try:
-        fd = open_file(path, _READ)
+        fd = open_file(path, READ_FLAGS)
     except FileNotFoundError:
         return None
     with open(fd, "rb", closefd=True) as stream:

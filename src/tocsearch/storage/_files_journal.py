@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import StoreCorrupted
-from tocsearch.storage._files import open_file, read_bytes, write_atomically
+from tocsearch.storage._files import APPEND_FLAGS, open_file, read_bytes, write_atomically
 
 __all__ = ["Journal", "JournalContents"]
 
@@ -40,16 +40,6 @@ def _decode(line: bytes) -> Batch | None:
     except ValueError:
         return None
     return ops if isinstance(ops, list) else None
-
-
-_APPEND = (
-    os.O_WRONLY
-    | os.O_CREAT
-    | os.O_APPEND
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-)
 
 
 def encoded_size(ops: Batch) -> int:
@@ -95,7 +85,7 @@ class Journal:
 
     def open_for_append(self, committed: int) -> None:
         """Start appending after the committed part, cutting off a torn tail first."""
-        fd = open_file(self.path, _APPEND)
+        fd = open_file(self.path, APPEND_FLAGS)
         try:
             if os.fstat(fd).st_size != committed:
                 os.ftruncate(fd, committed)

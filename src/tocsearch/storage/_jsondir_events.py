@@ -33,6 +33,9 @@ from typing import Any
 from tocsearch.errors import InvalidId, StoreCorrupted
 from tocsearch.ids import EVENT_PREFIX, from_epoch_ms, parse_event_id
 from tocsearch.storage._files import (
+    APPEND_FLAGS,
+    READ_FLAGS,
+    TRUNCATE_FLAGS,
     fsync_dir,
     open_file,
     read_bytes,
@@ -44,17 +47,6 @@ __all__ = ["INDEX_SUFFIX", "LOG_SUFFIX", "EventEntry", "MonthLog", "month_of_eve
 
 LOG_SUFFIX = ".events.jsonl"
 INDEX_SUFFIX = ".index.json"
-_APPEND = (
-    os.O_WRONLY
-    | os.O_CREAT
-    | os.O_APPEND
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-)
-_TRUNCATE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-_READ |= getattr(os, "O_NOFOLLOW", 0)
 # Dead bytes a log may carry before it is rewritten without them (and never more than live ones).
 _SLACK = 1 << 20
 
@@ -182,7 +174,7 @@ class MonthLog:
 
     def _log_size(self) -> int | None:
         try:
-            fd = open_file(self.log, _READ)
+            fd = open_file(self.log, READ_FLAGS)
         except FileNotFoundError:
             return None
         try:
@@ -190,13 +182,17 @@ class MonthLog:
         finally:
             os.close(fd)
 
-    def _scan_tail(self, start: int, end: int) -> None:
-        fd = open_file(self.log, _READ)
+    def _read_range(self, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of the log (fewer when it ends sooner), never through a link."""
+        fd = open_file(self.log, READ_FLAGS)
         try:
             os.lseek(fd, start, os.SEEK_SET)
-            tail = _read_exactly(fd, end - start)
+            return _read_exactly(fd, end - start)
         finally:
             os.close(fd)
+
+    def _scan_tail(self, start: int, end: int) -> None:
+        tail = self._read_range(start, end)
         offset = start
         for line in tail.split(b"\n")[:-1]:
             self._take(line, offset)
@@ -233,12 +229,7 @@ class MonthLog:
             return [None] * len(event_ids)
         low = min(start for start, _ in spans)
         high = max(end for _, end in spans)
-        fd = open_file(self.log, _READ)
-        try:
-            os.lseek(fd, low, os.SEEK_SET)
-            data = _read_exactly(fd, high - low)
-        finally:
-            os.close(fd)
+        data = self._read_range(low, high)
         if len(data) != high - low:
             raise StoreCorrupted(f"{self.log} ends before byte {high}: the log was cut short")
         return [
@@ -275,7 +266,7 @@ class MonthLog:
         """
         if self.torn:
             self._truncate()
-        fd = open_file(self.log, _APPEND)
+        fd = open_file(self.log, APPEND_FLAGS)
         try:
             found = os.fstat(fd).st_size
             if found != self.size:
@@ -300,7 +291,7 @@ class MonthLog:
         self.size = offset
 
     def _truncate(self) -> None:
-        fd = open_file(self.log, _TRUNCATE)
+        fd = open_file(self.log, TRUNCATE_FLAGS)
         try:
             os.ftruncate(fd, self.size)
             os.fsync(fd)

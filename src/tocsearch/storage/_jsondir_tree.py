@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -107,15 +107,14 @@ class Group:
         self._decoded[record_id] = record
         return record
 
-    def put_nodes(self, nodes: Iterable[TocNode]) -> None:
-        for node in nodes:
-            self.nodes[node.node_id] = to_dict(node)
-            self._decoded[node.node_id] = node
-
-    def put_grips(self, grips: Iterable[Grip]) -> None:
-        for grip in grips:
-            self.grips[grip.grip_id] = to_dict(grip)
-            self._decoded[grip.grip_id] = grip
+    def put(self, record: TocNode | Grip) -> None:
+        """Store a node or grip (the file is written by :meth:`GroupCache.write`)."""
+        if isinstance(record, TocNode):
+            self.nodes[record.node_id] = to_dict(record)
+            self._decoded[record.node_id] = record
+        else:
+            self.grips[record.grip_id] = to_dict(record)
+            self._decoded[record.grip_id] = record
 
     def discard(self, record_id: str) -> bool:
         """Remove a node or grip; whether it was there."""

@@ -178,17 +178,22 @@ class JsonDirStorage(FileStorage):
         return None if path is None else self._groups.get(path).node(node_id)
 
     def _write_nodes(self, nodes: list[TocNode]) -> None:
-        touched: dict[Path, list[TocNode]] = {}
-        for node in nodes:
-            path = group_of_node(self._path, node.node_id)
-            assert path is not None  # a TocNode's id always parses
-            touched.setdefault(path, []).append(node)
-        groups: list[Group] = []
-        for path, batch in touched.items():
-            group = self._groups.get(path)
-            group.put_nodes(batch)
-            groups.append(group)
-        self._groups.write(groups)
+        self._write_grouped(nodes)
+
+    def _write_grouped(self, records: list[TocNode] | list[Grip]) -> None:
+        """Put nodes or grips into their groups, then write every group touched at once."""
+        touched: dict[Path, Group] = {}
+        for record in records:
+            if isinstance(record, TocNode):
+                path = group_of_node(self._path, record.node_id)
+            else:
+                path = group_of_grip(self._path, record.grip_id)
+            assert path is not None  # the id of a record always parses
+            group = touched.get(path)
+            if group is None:
+                group = touched[path] = self._groups.get(path)
+            group.put(record)
+        self._groups.write(list(touched.values()))
 
     def _erase_node(self, node_id: str) -> None:
         path = group_of_node(self._path, node_id)
@@ -203,17 +208,7 @@ class JsonDirStorage(FileStorage):
         return None if path is None else self._groups.get(path).grip(grip_id)
 
     def _write_grips(self, grips: list[Grip]) -> None:
-        touched: dict[Path, list[Grip]] = {}
-        for grip in grips:
-            path = group_of_grip(self._path, grip.grip_id)
-            assert path is not None  # a Grip's id always parses
-            touched.setdefault(path, []).append(grip)
-        groups: list[Group] = []
-        for path, batch in touched.items():
-            group = self._groups.get(path)
-            group.put_grips(batch)
-            groups.append(group)
-        self._groups.write(groups)
+        self._write_grouped(grips)
 
     def _erase_grip(self, grip_id: str) -> None:
         path = group_of_grip(self._path, grip_id)
