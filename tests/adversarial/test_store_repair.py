@@ -9,9 +9,11 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests._support.synthetic import history
+from tests._support.tree_files import edit_tree
 
 from tocsearch import check_store, repair_store
 from tocsearch.cli import main
@@ -80,12 +82,12 @@ def _tree_file(path: Path) -> Path:
 def _remove_record(table: str, level: str = "") -> Callable[[Path], None]:
     """Damage that takes one record out of a month's tree file, as if its file were deleted."""
 
-    def damage(path: Path) -> None:
-        tree = _tree_file(path)
-        body = json.loads(tree.read_bytes())
+    def remove(body: dict[str, Any]) -> None:
         victim = next(key for key in sorted(body[table]) if level in key)
         del body[table][victim]
-        tree.write_text(json.dumps(body))
+
+    def damage(path: Path) -> None:
+        edit_tree(_tree_file(path), remove)
 
     return damage
 

@@ -206,3 +206,39 @@ def test_replaced_events_are_compacted_away(tmp_path: Path) -> None:
         assert reader.get_event(event.event_id) == last
         assert store.get_session_events("second") == [last]
         assert store.get_session_events("first") == []
+
+
+# -- tree files ------------------------------------------------------------------------------
+def _tree_store(path: Path, reference: InMemoryStorage) -> Path:
+    with JsonDirStorage(path) as store:
+        nodes, grips, _ = _records(reference)
+        store.put_nodes(nodes)  # type: ignore[arg-type]
+        store.put_grips(grips)  # type: ignore[arg-type]
+    return sorted((path / "months").glob("*.tree.json"))[-1]
+
+
+def test_tree_file_spans_that_disagree_with_its_records_fail_check(
+    reference: InMemoryStorage, tmp_path: Path
+) -> None:
+    """The spans line is what listings read, so check() refuses one that lies."""
+    path = tmp_path / "store"
+    tree = _tree_store(path, reference)
+    spans, records = tree.read_bytes().splitlines()
+    header = json.loads(spans)
+    level, rows = next(iter(header["spans"].items()))
+    header["spans"][level] = rows[1:]
+    tree.write_bytes(json.dumps(header).encode() + b"\n" + records + b"\n")
+    with JsonDirStorage(path, readonly=True) as store, pytest.raises(StoreCorrupted, match="spans"):
+        store.check()
+
+
+def test_tree_file_of_one_line_is_read_with_its_spans_worked_out(
+    reference: InMemoryStorage, tmp_path: Path
+) -> None:
+    """A tree file without its spans line (as the first grouped version wrote) reads whole."""
+    path = tmp_path / "store"
+    tree = _tree_store(path, reference)
+    tree.write_bytes(tree.read_bytes().splitlines()[1] + b"\n")
+    with JsonDirStorage(path, readonly=True) as store:
+        store.check()
+        assert _records(store)[:2] == _records(reference)[:2]

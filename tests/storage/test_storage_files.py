@@ -3,18 +3,19 @@ corrupted files and leftovers of interrupted writes."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
+from tests._support.tree_files import edit_tree
 
 from tocsearch import ids
 from tocsearch.errors import (
@@ -246,9 +247,11 @@ def test_jsondir_junk_record_in_a_tree_file_is_named(tmp_path: Path) -> None:
         store.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
         store.put_node(_node("toc:day:2026-01-31", TocLevel.DAY, _T0 + timedelta(days=1)))
     tree = path / "months" / "2026-01.tree.json"
-    body = json.loads(tree.read_bytes())
-    body["nodes"]["toc:day:2026-01-30"]["title"] = 17
-    tree.write_text(json.dumps(body))
+
+    def break_title(body: dict[str, Any]) -> None:
+        body["nodes"]["toc:day:2026-01-30"]["title"] = 17
+
+    edit_tree(tree, break_title)
     with JsonDirStorage(path, readonly=True) as store:
         assert store.get_node("toc:day:2026-01-31").title.startswith("title")
         with pytest.raises(StoreCorrupted, match="toc:day:2026-01-30"):

@@ -2,14 +2,19 @@
 
 ``months/2026-01.tree.json`` holds the segments and day nodes of January 2026 and the grips
 whose ids carry a time in it (a grip sits beside its segment); ``years/2026.json`` holds the
-week, month and year nodes whose ids name 2026::
+week, month and year nodes whose ids name 2026. A group file is two lines of JSON: the span of
+each node by level, then the records::
 
+    {"spans": {"day": [["toc:day:2026-01-30", "2026-01-30T09:00:00+00:00", "..."]], ...}}
     {"nodes": {"toc:day:2026-01-30": {...}, ...}, "grips": {"grip:...": {...}, ...}}
 
-Each record is the :func:`tocsearch.converter.to_dict` form. A group file is replaced whole, by
-the atomic write of :mod:`tocsearch.storage._files`, so a crash leaves every record of the file
-either old or new. Parsed groups are cached (a bounded number of them); a reader checks the
-file's size, time and inode before each use and reads it again when a writer replaced it.
+Each record is the :func:`tocsearch.converter.to_dict` form. Listing a level reads the first
+line of each file only, so a query of a time range does not parse every record of the store.
+
+A group file is replaced whole, by the atomic write of :mod:`tocsearch.storage._files`, so a
+crash leaves every record of the file either old or new. Parsed groups are cached (a bounded
+number of them); a reader checks the file's size, time and inode before each use and reads it
+again when a writer replaced it.
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ from tocsearch.errors import InvalidId, StoreCorrupted
 from tocsearch.ids import parse_grip_id, parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.models import Grip, TocNode
-from tocsearch.storage._files import linked_error, read_bytes, write_atomically
+from tocsearch.storage._files import (
+    READ_FLAGS,
+    linked_error,
+    open_file,
+    read_bytes,
+    write_atomically,
+)
 
 __all__ = ["TREE_SUFFIX", "Group", "GroupCache", "group_of_grip", "group_of_node"]
 
@@ -131,24 +142,65 @@ class Group:
         Raises:
             StoreCorrupted: a node id or span does not parse.
         """
+        return _parse_spans(self.path, self.header().get(level.value, []))
+
+    def header(self) -> dict[str, list[list[str]]]:
+        """The first line of the file: each level's ``[node_id, start, end]`` rows.
+
+        Raises:
+            StoreCorrupted: a node id or span does not parse.
+        """
+        header: dict[str, list[list[str]]] = {}
         for node_id, raw in self.nodes.items():
             try:
-                if parse_node_id(node_id).level is not level:
-                    continue
-                start = datetime.fromisoformat(raw["start_time"])
-                end = datetime.fromisoformat(raw["end_time"])
-            except (InvalidId, KeyError, TypeError, ValueError):
+                level = parse_node_id(node_id).level.value
+                row = [node_id, raw["start_time"], raw["end_time"]]
+            except (InvalidId, KeyError, TypeError):
                 raise StoreCorrupted(
                     f"{self.path}: node {node_id!r} has no readable id or span"
                 ) from None
-            yield node_id, start, end
+            header.setdefault(level, []).append(row)
+        return header
 
     def encode(self) -> bytes:
         """The group file's bytes; fails (before any file is touched) on unencodable text."""
         body: dict[str, Any] = {"nodes": self.nodes}
         if self.grips or self.path.parent.name == "months":
             body["grips"] = self.grips
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        dump = json.dumps
+        first = dump({"spans": self.header()}, ensure_ascii=False, separators=(",", ":"))
+        second = dump(body, ensure_ascii=False, separators=(",", ":"))
+        return f"{first}\n{second}\n".encode()
+
+
+def _parse_spans(path: Path, rows: Any) -> Iterator[tuple[str, datetime, datetime]]:
+    try:
+        for node_id, start, end in rows:
+            yield node_id, datetime.fromisoformat(start), datetime.fromisoformat(end)
+    except (TypeError, ValueError):
+        raise StoreCorrupted(f"{path}: the spans on its first line do not parse") from None
+
+
+def _split(path: Path, data: bytes) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The header and the records of a group file's bytes (a file of one line, as the first
+    version of this layout wrote, has no header)."""
+    first, _, rest = data.partition(b"\n")
+    try:
+        if rest.strip():
+            header, body = json.loads(first), json.loads(rest)
+        else:
+            header, body = None, json.loads(first)
+        if not isinstance(body, dict) or not all(
+            isinstance(body.get(name, {}), dict) for name in ("nodes", "grips")
+        ):
+            raise ValueError("not an object of 'nodes' and 'grips'")
+        if header is not None and not isinstance(
+            header.get("spans") if isinstance(header, dict) else None, dict
+        ):
+            raise ValueError("the first line is not an object of 'spans'")
+    except ValueError as error:
+        raise StoreCorrupted(f"{path}: not a readable group of records: {error}") from None
+    return (None if header is None else header["spans"]), body
 
 
 class GroupCache:
@@ -175,21 +227,50 @@ class GroupCache:
             return cached
         signature = _signature(path)
         data = None if signature is None else read_bytes(path)
-        raw: dict[str, Any] = {}
-        if data is not None:
-            try:
-                raw = json.loads(data)
-                if not isinstance(raw, dict) or not all(
-                    isinstance(raw.get(name, {}), dict) for name in ("nodes", "grips")
-                ):
-                    raise ValueError("not an object of 'nodes' and 'grips'")
-            except ValueError as error:
-                raise StoreCorrupted(f"{path}: not a readable group of records: {error}") from None
+        raw: dict[str, Any] = {} if data is None else _split(path, data)[1]
         group = Group(path, raw, signature)
         self._groups[path] = group
         if len(self._groups) > _CACHED_GROUPS:
             self._groups.popitem(last=False)
         return group
+
+    def spans(self, path: Path, level: TocLevel) -> Iterator[tuple[str, datetime, datetime]]:
+        """The spans of one level's nodes in the group at ``path``, from the group when it is
+        cached and current, else from the file's first line only.
+
+        Raises:
+            StoreCorrupted: the file or its first line does not parse, or is a link.
+        """
+        cached = self._groups.get(path)
+        if cached is not None and (self._trusted or _signature(path) == cached.signature):
+            return cached.spans(level)
+        try:
+            fd = open_file(path, READ_FLAGS)
+        except FileNotFoundError:
+            return iter(())
+        with open(fd, "rb", closefd=True) as stream:
+            first = stream.readline()
+            more = stream.read(1)
+        if not more:  # one line: a file of the first version of this layout, all records
+            return self.get(path).spans(level)
+        try:
+            header = json.loads(first)
+            rows = header["spans"].get(level.value, [])
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise StoreCorrupted(f"{path}: the spans on its first line do not parse") from None
+        return _parse_spans(path, rows)
+
+    def check(self, path: Path) -> None:
+        """Raise StoreCorrupted unless the file's first line says exactly what its records do."""
+        data = read_bytes(path)
+        if data is None:
+            return
+        header, body = _split(path, data)
+        if header is None:
+            return
+        expected = Group(path, body, None).header()
+        if header != expected:
+            raise StoreCorrupted(f"{path}: the spans on its first line disagree with its records")
 
     def write(self, groups: list[Group]) -> None:
         """Replace the files of changed groups atomically, all serialised before any is

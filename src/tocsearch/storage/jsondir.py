@@ -167,7 +167,7 @@ class JsonDirStorage(FileStorage):
 
     def _list_level(self, level: TocLevel) -> Iterator[NodeEntry]:
         for path in self._tree_files(level):
-            yield from self._groups.get(path).spans(level)
+            yield from self._groups.spans(path, level)
 
     def _probe_node(self, node_id: str) -> bool:
         path = group_of_node(self._path, node_id)
@@ -454,6 +454,8 @@ class JsonDirStorage(FileStorage):
         for level in TocLevel:
             for path in self._tree_files(level):
                 group = self._groups.get(path)
+                if level in (TocLevel.SEGMENT, TocLevel.YEAR):
+                    self._groups.check(path)
                 for node_id, start, end in group.spans(level):
                     node = group.node(node_id)
                     assert node is not None
