@@ -38,6 +38,7 @@ __all__ = [
     "DIGEST_HASHES",
     "KEY_MAX",
     "KEY_MIN",
+    "SMALLEST_BITS",
     "TermDigest",
     "prefix_keys",
 ]
@@ -52,7 +53,12 @@ KEY_MIN = 3
 KEY_MAX = 8
 """Longest word-prefix key: a term is looked up by its first ``KEY_MAX`` characters."""
 
+SMALLEST_BITS = 512
+"""Bits in the smallest digest (a segment of a few words)."""
 _BYTES = DIGEST_BITS // 8
+_SMALLEST_BYTES = SMALLEST_BITS // 8
+# Bits per position set: with three positions a key, 12 bits a key, about 1% false positives.
+_BITS_PER_POSITION = 4
 _MASK = DIGEST_BITS - 1
 # The navigator's word pattern (tocsearch.navigate._terms), so the two always agree on words.
 _WORD = re.compile(r"\w[\w.+#/-]*\w|\w")
@@ -119,6 +125,14 @@ def _word_positions(word: str) -> frozenset[int]:
     return frozenset(position for key in _word_keys(word) for position in _positions(key))
 
 
+def _text_positions(texts: Iterable[str]) -> set[int]:
+    """The full-size bit positions of every word of ``texts``."""
+    positions: set[int] = set()
+    for word in _distinct_words(texts):
+        positions.update(_word_positions(word))
+    return positions
+
+
 def _distinct_words(texts: Iterable[str]) -> set[str]:
     """The case-folded words of ``texts``: the same set as ``_WORD.findall`` over the folded
     texts joined by line breaks.
@@ -133,65 +147,108 @@ def _distinct_words(texts: Iterable[str]) -> set[str]:
     return set(_WORD.findall(" ".join(runs).casefold()))
 
 
+def _valid_size(length: int) -> bool:
+    """Whether ``length`` bytes is a digest size: a power of two from :data:`SMALLEST_BITS`
+    to :data:`DIGEST_BITS` bits."""
+    return _SMALLEST_BYTES <= length <= _BYTES and length & (length - 1) == 0
+
+
+def _bits_for(positions: int) -> int:
+    """The digest size for a text setting ``positions`` bits (in the full-size digest): about
+    :data:`_BITS_PER_POSITION` bits each, a power of two, within the allowed sizes."""
+    wanted = max(SMALLEST_BITS, positions * _BITS_PER_POSITION)
+    return min(DIGEST_BITS, 1 << (wanted - 1).bit_length())
+
+
 class TermDigest:
     """A Bloom filter over word-prefix keys; immutable once made.
+
+    A full-size digest (:data:`DIGEST_BITS`) sits on days and the levels above, whose
+    digests are unions; a segment's digest is sized to its text (:meth:`sized_for`), a power
+    of two that folds the same bit positions onto fewer bits, so a segment costs a few
+    hundred bytes, not 32 KiB. Unions need digests of one size.
 
     Runtime complexity: :meth:`may_contain` is O(1); :meth:`union` and the text forms are
     O(m) for m bits.
     """
 
-    __slots__ = ("_bitmap",)
+    __slots__ = ("_bitmap", "_mask")
 
     def __init__(self, bitmap: bytes = bytes(_BYTES)) -> None:
-        if not isinstance(bitmap, bytes) or len(bitmap) != _BYTES:
+        if not isinstance(bitmap, bytes) or not _valid_size(len(bitmap)):
             raise InvalidArgument(
-                f"a digest's bitmap must be {_BYTES} bytes, got {type(bitmap).__name__} "
+                f"a digest's bitmap must be a power of two from {_SMALLEST_BYTES} to {_BYTES} "
+                f"bytes, got {type(bitmap).__name__} "
                 f"of length {len(bitmap) if isinstance(bitmap, (bytes, bytearray)) else '?'}"
             )
         self._bitmap = bitmap
+        self._mask = len(bitmap) * 8 - 1
+
+    @property
+    def bits(self) -> int:
+        """The digest's size in bits."""
+        return self._mask + 1
 
     @classmethod
-    def from_keys(cls, keys: Iterable[str]) -> TermDigest:
-        """The digest holding exactly ``keys`` (each already a prefix key)."""
-        bitmap = bytearray(_BYTES)
-        for key in set(keys):
-            for position in _positions(key):
-                bitmap[position >> 3] |= 1 << (position & 7)
-        return cls(bytes(bitmap))
-
-    @classmethod
-    def from_texts(cls, texts: Iterable[str]) -> TermDigest:
-        """The digest of every word of ``texts``; the same for the same words in any order."""
-        positions: set[int] = set()
-        for word in _distinct_words(texts):
-            positions.update(_word_positions(word))
-        bitmap = bytearray(_BYTES)
+    def _of_positions(cls, positions: Iterable[int], bits: int) -> TermDigest:
+        mask = bits - 1
+        bitmap = bytearray(bits // 8)
         for position in positions:
+            position &= mask
             bitmap[position >> 3] |= 1 << (position & 7)
         return cls(bytes(bitmap))
 
+    @classmethod
+    def from_keys(cls, keys: Iterable[str]) -> TermDigest:
+        """The full-size digest holding exactly ``keys`` (each already a prefix key)."""
+        return cls._of_positions(
+            (position for key in set(keys) for position in _positions(key)), DIGEST_BITS
+        )
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> TermDigest:
+        """The full-size digest of every word of ``texts``; the same for the same words in
+        any order."""
+        return cls._of_positions(_text_positions(texts), DIGEST_BITS)
+
+    @classmethod
+    def sized_for(cls, texts: Iterable[str]) -> TermDigest:
+        """The digest of every word of ``texts``, sized to them (about 1% false positives).
+
+        >>> small = TermDigest.sized_for(["Rotated the Postgres credentials"])
+        >>> small.bits, small.may_contain("postgr"), small.may_contain("kubernetes")
+        (512, True, False)
+        """
+        positions = _text_positions(texts)
+        return cls._of_positions(positions, _bits_for(len(positions)))
+
     def union(self, others: Iterable[TermDigest]) -> TermDigest:
-        """The digest of everything this one or any of ``others`` holds."""
+        """The digest of everything this one or any of ``others`` holds.
+
+        Raises:
+            InvalidArgument: the digests differ in size.
+        """
         bits = int.from_bytes(self._bitmap, "little")
         for other in others:
+            if other._mask != self._mask:
+                raise InvalidArgument(
+                    f"digests of {self.bits} and {other.bits} bits cannot be joined"
+                )
             bits |= int.from_bytes(other._bitmap, "little")
-        return TermDigest(bits.to_bytes(_BYTES, "little"))
+        return TermDigest(bits.to_bytes(len(self._bitmap), "little"))
 
     def may_contain(self, term: str) -> bool:
         """Whether a text summarised here may hold a word that ``term`` starts (False is
         certain; True may be a false positive). Terms shorter than :data:`KEY_MIN` characters
         are never ruled out, nor those whose folded form breaks off sooner than that (see
         :func:`_lookup_key`)."""
-        key = _lookup_key(term)
-        if key is None:
-            return True
-        bitmap = self._bitmap
-        return all(bitmap[at >> 3] >> (at & 7) & 1 for at in _positions(key))
+        return self.holds(self.probes(term))
 
     @staticmethod
     def probes(term: str) -> tuple[int, ...] | None:
-        """The bit positions :meth:`may_contain` tests for ``term``, or None for a term too
-        short to be ruled out; work them out once to test many digests with :meth:`holds`."""
+        """The bit positions :meth:`may_contain` tests for ``term`` (in a full-size digest;
+        a smaller one folds them), or None for a term too short to be ruled out; work them
+        out once to test many digests with :meth:`holds`."""
         key = _lookup_key(term)
         return None if key is None else _positions(key)
 
@@ -205,8 +262,10 @@ class TermDigest:
         if probes is None:
             return True
         bitmap = self._bitmap
+        mask = self._mask
         # A loop, not all() over a generator: this runs for every digest a scan reads.
-        for at in probes:  # noqa: SIM110
+        for at in probes:
+            at &= mask
             if not bitmap[at >> 3] >> (at & 7) & 1:
                 return False
         return True
@@ -214,7 +273,7 @@ class TermDigest:
     @property
     def fill_ratio(self) -> float:
         """The share of bits set; the false positive rate is about its cube."""
-        return int.from_bytes(self._bitmap, "little").bit_count() / DIGEST_BITS
+        return int.from_bytes(self._bitmap, "little").bit_count() / self.bits
 
     def to_text(self) -> str:
         """The digest as stored text: ``base64(zlib(bitmap))``, little-endian bit order."""
@@ -229,15 +288,16 @@ class TermDigest:
         """The digest stored as ``text`` by :meth:`to_text`.
 
         Raises:
-            InvalidArgument: ``text`` is not a digest of this size.
+            InvalidArgument: ``text`` is not a digest of an allowed size.
         """
         try:
             raw = zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True))
         except (binascii.Error, zlib.error, UnicodeEncodeError, ValueError) as error:
             raise InvalidArgument(f"not a term digest: {text[:40]!r} ({error})") from None
-        if len(raw) != _BYTES:
+        if not _valid_size(len(raw)):
             raise InvalidArgument(
-                f"not a term digest: {text[:40]!r} decodes to {len(raw)} bytes, not {_BYTES}"
+                f"not a term digest: {text[:40]!r} decodes to {len(raw)} bytes, not a power "
+                f"of two from {_SMALLEST_BYTES} to {_BYTES}"
             )
         return cls(raw)
 

@@ -45,8 +45,44 @@ def test_parents_hold_the_union_of_their_childrens_digests() -> None:
     storage = InMemoryStorage()
     TocBuilder(storage).ingest(history(400))
     assert_parents_are_unions(storage)
+
+
+def test_segments_carry_small_digests_of_their_events() -> None:
+    """Each segment's digest may hold every word of its events and texts, is far smaller
+    than a day's, and rules out a word none of them holds."""
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(history(400))
     for segment in storage.get_nodes_by_level(TocLevel.SEGMENT):
-        assert segment.digest == ""  # their events are read directly
+        digest = TermDigest.from_text(segment.digest)
+        assert (
+            digest.bits
+            < TermDigest.from_text(
+                storage.get_node(ids.day_id(segment.start_time.date())).digest
+            ).bits
+        )
+        events = storage.get_event_range(min(segment.event_ids), max(segment.event_ids))
+        words = {word for event in events for word in event.text.split() if word.isalpha()}
+        for word in words:
+            assert digest.may_contain(word), (segment.node_id, word)
+        assert not digest.may_contain("zanzibarlock")
+
+
+def test_a_late_event_reaches_its_segments_digest() -> None:
+    """A word said only in a late tool result is in its segment's digest after the ingest."""
+    events = history(400)
+    storage = InMemoryStorage()
+    builder = TocBuilder(storage)
+    builder.ingest(events)
+    late = tool_event(events[200], "stack trace mentions zanzibarlock in the worker")
+    builder.ingest([late])
+    holders = [
+        segment.node_id
+        for segment in storage.get_nodes_by_level(TocLevel.SEGMENT)
+        if late.event_id in segment.event_ids
+    ]
+    assert holders
+    for node_id in holders:
+        assert TermDigest.from_text(storage.get_node(node_id).digest).may_contain("zanzibarlock")
 
 
 def test_a_late_tool_output_word_reaches_every_ancestor() -> None:

@@ -23,7 +23,7 @@ import attrs
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.ingest._digests import DayDigests, Unions
+from tocsearch.ingest._digests import DayDigests, Unions, segment_digest
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
@@ -256,13 +256,20 @@ class TocBuilder:
     def _build_segment(self, plan: SegmentPlan, old: TocNode | None, run: _Run) -> TocNode:
         if old is not None and not run.force and old.event_ids == plan.event_ids:
             # The same events give the same summary: only the overlap can differ.
-            node = with_version(attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids), old)
+            node = attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids)
+            if not node.digest:
+                # Built before segments had digests: the events give it.
+                node = attrs.evolve(node, digest=segment_digest(plan.events, node))
+            node = with_version(node, old)
         else:
             summary = self.summarizer.summarize_events(for_summary(plan.events, self.config))
             bullets, grips = segment_bullets(plan, summary, self.config.grip_excerpt_chars)
             for grip in grips:
                 run.grips[grip.grip_id] = grip
-            node = with_version(segment_node(plan, summary, bullets), old)
+            node = segment_node(plan, summary, bullets)
+            node = with_version(
+                attrs.evolve(node, digest=segment_digest(plan.events, node)), old
+            )
             if old is not None:
                 self._drop_grips(old, run)
         if node is not old:

@@ -1,10 +1,12 @@
 """The term digests of built nodes (:mod:`tocsearch.digest`).
 
-A day's digest holds every word of its events (every role, tool output whole) and of its
-segments' titles, summaries, bullets and keywords, so it is a function of the stored events
-alone. A week, month or year holds the union of its children's; when any child's digest is
-unknown (empty), so is the parent's, because a parent that claims less than its children say
-would hide them from a search.
+A segment's digest holds every word of its events (every role, tool output whole, and who
+said it, from the ``speaker`` metadata) and of its own title, summary, bullets and keywords,
+sized to them (a few hundred bytes). A day's digest holds the same for all its events and
+segments, at full size, so it is a function of the stored events alone. A week, month or
+year holds the union of its children's; when any child's digest is unknown (empty), so is the
+parent's, because a parent that claims less than its children say would hide them from a
+search.
 """
 
 from __future__ import annotations
@@ -16,14 +18,32 @@ from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, TocNode
 
-__all__ = ["DayDigests", "Unions", "day_digest", "union_digest"]
+__all__ = ["DayDigests", "Unions", "day_digest", "segment_digest", "union_digest"]
 
 _CACHED_DAYS = 4096
+# The event metadata naming who said an event: the navigator matches a term naming a speaker
+# against it, so digests hold it too.
+_SPEAKER = "speaker"
+
+
+def _event_texts(events: Iterable[Event]) -> list[str]:
+    texts: list[str] = []
+    for event in events:
+        texts.append(event.text)
+        speaker = event.metadata.get(_SPEAKER)
+        if isinstance(speaker, str) and speaker:
+            texts.append(speaker)
+    return texts
+
+
+def segment_digest(events: Iterable[Event], segment: TocNode) -> str:
+    """The digest text of a segment made of ``events``."""
+    return TermDigest.sized_for([*_event_texts(events), *segment.searchable_texts]).to_text()
 
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
     """The digest text of a day with ``events`` and ``segments``."""
-    texts = [event.text for event in events]
+    texts = _event_texts(events)
     for segment in segments:
         texts.extend(segment.searchable_texts)
     return TermDigest.from_texts(texts).to_text()

@@ -17,11 +17,11 @@ from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._lens import Lens
-from tocsearch.navigate._walk import inside, level_of
+from tocsearch.navigate._walk import Walk, inside, level_of
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["DigestRoute"]
+__all__ = ["DigestRoute", "may_hold_all"]
 
 # The levels below each level, for a membership test that needs no depth lookups.
 _DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
@@ -148,3 +148,14 @@ class DigestRoute:
             plain = node.level is TocLevel.DAY and not any(child.digest for child in children)
             cached = self._children[node.node_id] = (children, plain)
         return cached
+
+
+def may_hold_all(walk: Walk, ranges: Sequence[TimeRange]) -> bool:
+    """Whether the digests of ``ranges`` say some segment there may hold every term (False
+    when they cannot tell: a store without digests)."""
+    route = DigestRoute(walk.storage, walk.lens, ranges)
+    years = route.years()
+    if years is None:
+        return False
+    every = len(walk.lens.terms)
+    return next(iter(route.segments(years, lambda need: need == every)), None) is not None

@@ -40,6 +40,7 @@ from tocsearch.navigate._grep import grep
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._listing import listing
 from tocsearch.navigate._pages import newest_in
+from tocsearch.navigate._route import may_hold_all
 from tocsearch.navigate._scan import scan
 from tocsearch.navigate._teleport import teleport
 from tocsearch.navigate._terms import MAX_QUERY_TERMS, is_recap, topic_terms
@@ -248,7 +249,10 @@ class Navigator:
             return ""
         phrases = ", ".join(f'"{phrase}"' for phrase in hints.phrases)
         self._within(walk, ranges, phase=StepPhase.START, scanning=StepPhase.SCAN, what=phrases)
-        if walk.book.evidence or walk.trail.halted:
+        # A term said only in an event is in no summary, but the period's digests say whether
+        # its events may hold it: then the grep of the period finds it, and nothing beyond the
+        # period is read.
+        if walk.book.evidence or walk.trail.halted or may_hold_all(walk, ranges):
             return ""
         wide = tuple(span.widened() for span in ranges)
         self._within(
@@ -258,7 +262,7 @@ class Navigator:
             scanning=StepPhase.ADJACENT,
             what=f"next to {phrases}",
         )
-        if walk.book.evidence or walk.trail.halted:
+        if walk.book.evidence or walk.trail.halted or may_hold_all(walk, wide):
             return "adjacent"
         descend(
             walk,
