@@ -267,9 +267,7 @@ class TocBuilder:
             for grip in grips:
                 run.grips[grip.grip_id] = grip
             node = segment_node(plan, summary, bullets)
-            node = with_version(
-                attrs.evolve(node, digest=segment_digest(plan.events, node)), old
-            )
+            node = with_version(attrs.evolve(node, digest=segment_digest(plan.events, node)), old)
             if old is not None:
                 self._drop_grips(old, run)
         if node is not old:
