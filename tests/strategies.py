@@ -173,3 +173,65 @@ def tricky_segments(draw: st.DrawFn, day: date = date(2026, 1, 5)) -> TocNode:
 # Any text Python can hold, unpaired surrogates included (st.text leaves those out by default).
 surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=())
 any_text = st.text(alphabet=st.characters(exclude_categories=()) | surrogates)
+
+
+# -- requests ----------------------------------------------------------------------------
+
+_terms = st.lists(words.filter(lambda word: len(word) >= 3), min_size=1, max_size=4).map(" ".join)
+_ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789:-.", min_size=1, max_size=30)
+_budgets = st.one_of(st.none(), st.integers(1, 10_000))
+
+
+@st.composite
+def _window(draw: st.DrawFn) -> dict[str, datetime | None]:
+    since = draw(st.one_of(st.none(), utc_datetimes()))
+    until = draw(st.one_of(st.none(), utc_datetimes()))
+    if since is not None and until is not None and until <= since:
+        since, until = until - timedelta(seconds=1), since
+    return {"since": since, "until": until}
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> object:
+    """A valid request record of any kind from :mod:`tocsearch.requests`."""
+    from tocsearch import requests as r
+    from tocsearch.search import SearchField
+
+    fields = st.lists(st.sampled_from(list(SearchField)), max_size=4, unique=True).map(tuple)
+    context = st.integers(0, 20)
+    kind = draw(st.integers(0, 7))
+    if kind == 0:
+        return r.SearchNodeRequest(
+            draw(_ids), draw(_terms), draw(fields), draw(st.integers(1, 50)), draw(_budgets)
+        )
+    if kind == 1:
+        return r.SearchChildrenRequest(
+            draw(_terms),
+            draw(st.one_of(st.just(""), _ids)),
+            draw(st.sampled_from(list(TocLevel))),
+            draw(fields),
+            draw(st.integers(1, 50)),
+            draw(_budgets),
+            **draw(_window()),
+        )
+    if kind == 2:
+        return r.NavigateRequest(
+            draw(sentences.filter(str.strip)),
+            draw(st.integers(1, 10_000)),
+            draw(st.one_of(st.none(), st.integers(1, 50))),
+            full_path=draw(st.booleans()),
+            **draw(_window()),
+        )
+    if kind == 3:
+        return r.BrowseTocRequest(
+            draw(st.one_of(st.just(""), _ids)),
+            draw(st.integers(1, 100)),
+            draw(st.one_of(st.none(), _ids)),
+        )
+    if kind == 4:
+        return r.ExpandGripRequest(draw(_ids), draw(context), draw(context))
+    if kind == 5:
+        return r.ExpandEventRequest(draw(_ids), draw(context), draw(context))
+    if kind == 6:
+        return r.ExpandRequest(draw(_ids), draw(context), draw(context))
+    return r.SyncRequest(tuple(draw(st.lists(_ids, max_size=3))), draw(st.booleans()))

@@ -153,11 +153,15 @@ def test_search_children_empty_parent_searches_level(service: MemoryService) -> 
 def test_field_names_are_accepted_as_strings(service: MemoryService) -> None:
     """Fields may be given by name, and restrict where matches come from."""
     response = service.search_node(
-        SearchNodeRequest("toc:segment:2026-01-30:a", "jwt", fields=("keywords",))
+        SearchNodeRequest(
+            "toc:segment:2026-01-30:a",
+            "jwt",
+            fields=("keywords",),  # type: ignore[arg-type]  # names are converted
+        )
     )
     assert {match.field for match in response.matches} == {SearchField.KEYWORDS}
     with pytest.raises(InvalidArgument, match="field must be one of"):
-        SearchNodeRequest("toc:segment:2026-01-30:a", "jwt", fields=("colour",))
+        SearchNodeRequest("toc:segment:2026-01-30:a", "jwt", fields=("colour",))  # type: ignore[arg-type]
 
 
 def test_budget_drops_lowest_ranked_and_sets_has_more(service: MemoryService) -> None:

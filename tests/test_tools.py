@@ -14,7 +14,7 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.storage import InMemoryStorage
 from tocsearch.tools import AgentTools
 
-TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip", "expand_event"]
+TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip", "expand_event", "browse"]
 
 
 @pytest.fixture(scope="module")

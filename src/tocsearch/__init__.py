@@ -50,6 +50,16 @@ from tocsearch.navigate import (
     TimeRange,
     parse_time_hints,
 )
+from tocsearch.requests import (
+    BrowseTocRequest,
+    ExpandEventRequest,
+    ExpandGripRequest,
+    ExpandRequest,
+    NavigateRequest,
+    SearchChildrenRequest,
+    SearchNodeRequest,
+    SyncRequest,
+)
 from tocsearch.search import (
     SearchChildrenResult,
     SearchField,
@@ -61,16 +71,11 @@ from tocsearch.search import (
     term_overlap_score,
 )
 from tocsearch.service import (
-    BrowseTocRequest,
     BrowseTocResponse,
-    ExpandEventRequest,
     ExpandEventResponse,
-    ExpandGripRequest,
     ExpandGripResponse,
     MemoryService,
-    SearchChildrenRequest,
     SearchChildrenResponse,
-    SearchNodeRequest,
     SearchNodeResponse,
 )
 from tocsearch.storage import (
@@ -113,6 +118,7 @@ __all__ = [
     "ExpandEventResponse",
     "ExpandGripRequest",
     "ExpandGripResponse",
+    "ExpandRequest",
     "ExtractiveSummarizer",
     "Grip",
     "GripNotFound",
@@ -128,6 +134,7 @@ __all__ = [
     "InvalidId",
     "JsonDirStorage",
     "MemoryService",
+    "NavigateRequest",
     "NavigationResult",
     "NavigationStep",
     "Navigator",
@@ -160,6 +167,7 @@ __all__ = [
     "Summarizer",
     "Summary",
     "SummaryBullet",
+    "SyncRequest",
     "TimeHints",
     "TimeRange",
     "TocBuilder",

@@ -1,38 +1,52 @@
-"""MemoryService: the SearchNode / SearchChildren / browse / ExpandGrip API as plain records.
+"""MemoryService: the SearchNode / SearchChildren / browse / ExpandGrip / navigate API as
+plain records.
 
-The request and response records mirror the service messages of the original design, so an RPC
-layer can map them one to one. Differences: limits and budgets are validated instead of silently
-defaulted, and ``token_budget`` is honoured — the response's estimated size never exceeds it.
+The request records (:mod:`tocsearch.requests`, re-exported here) and the response records mirror
+the service messages of the original design, so an RPC layer can map them one to one.
+Differences: requests check their own limits and budgets instead of silently defaulting them,
+and ``token_budget`` is honoured — the response's estimated size never exceeds it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import inspect
 import json
 import logging
 import time
 from collections.abc import Sequence
+from datetime import datetime, timezone
 
 import attrs
 
-from tocsearch._checks import whole_number
+from tocsearch._checks import in_utc
 from tocsearch._neighbours import conversation_events, conversation_neighbours
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
+from tocsearch.ids import EVENT_PREFIX
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.navigate import NavigationResult, Navigator
+from tocsearch.navigate.timehints import TimeRange
+from tocsearch.requests import (
+    BrowseTocRequest,
+    ExpandEventRequest,
+    ExpandGripRequest,
+    ExpandRequest,
+    NavigateRequest,
+    SearchChildrenRequest,
+    SearchNodeRequest,
+)
 from tocsearch.search import (
-    DEFAULT_LIMIT,
     SearchChildrenResult,
-    SearchField,
     SearchMatch,
     SearchNodeResult,
     rank_nodes,
     search_node,
 )
 from tocsearch.storage.protocol import Storage
-from tocsearch.text import TokenEstimator, estimate_tokens, query_terms
+from tocsearch.text import TokenEstimator, estimate_tokens
 
 __all__ = [
     "BrowseTocRequest",
@@ -41,7 +55,9 @@ __all__ = [
     "ExpandEventResponse",
     "ExpandGripRequest",
     "ExpandGripResponse",
+    "ExpandRequest",
     "MemoryService",
+    "NavigateRequest",
     "SearchChildrenRequest",
     "SearchChildrenResponse",
     "SearchNodeRequest",
@@ -49,27 +65,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("tocsearch")
-
-
-def _fields(values: Sequence[SearchField | str]) -> tuple[SearchField, ...]:
-    return tuple(
-        value if isinstance(value, SearchField) else SearchField.parse(value) for value in values
-    )
-
-
-def _level(value: TocLevel | str) -> TocLevel:
-    return TocLevel.parse(value)
-
-
-@attrs.frozen
-class SearchNodeRequest:
-    """Search within one node. Empty ``fields`` means all fields."""
-
-    node_id: str
-    query: str
-    fields: tuple[SearchField, ...] = attrs.field(default=(), converter=_fields)
-    limit: int = DEFAULT_LIMIT
-    token_budget: int | None = None
 
 
 @attrs.frozen
@@ -84,33 +79,11 @@ class SearchNodeResponse:
 
 
 @attrs.frozen
-class SearchChildrenRequest:
-    """Search the children of ``parent_id``; an empty parent searches all nodes of
-    ``child_level``."""
-
-    query: str
-    parent_id: str = ""
-    child_level: TocLevel = attrs.field(default=TocLevel.YEAR, converter=_level)
-    fields: tuple[SearchField, ...] = attrs.field(default=(), converter=_fields)
-    limit: int = DEFAULT_LIMIT
-    token_budget: int | None = None
-
-
-@attrs.frozen
 class SearchChildrenResponse:
     """Matching nodes by relevance; ``has_more`` when the limit or budget cut some."""
 
     results: tuple[SearchNodeResult, ...]
     has_more: bool
-
-
-@attrs.frozen
-class BrowseTocRequest:
-    """One page of a node's children (or of the years, for an empty ``parent_id``)."""
-
-    parent_id: str = ""
-    limit: int = 20
-    continuation_token: str | None = None
 
 
 @attrs.frozen
@@ -124,15 +97,6 @@ class BrowseTocResponse:
 
 
 @attrs.frozen
-class ExpandGripRequest:
-    """The events behind a grip, with some context on either side."""
-
-    grip_id: str
-    events_before: int = 3
-    events_after: int = 3
-
-
-@attrs.frozen
 class ExpandGripResponse:
     """A grip with the events before it, its own events, and the events after, in order."""
 
@@ -140,15 +104,6 @@ class ExpandGripResponse:
     events_before: tuple[Event, ...]
     excerpt_events: tuple[Event, ...]
     events_after: tuple[Event, ...]
-
-
-@attrs.frozen
-class ExpandEventRequest:
-    """One raw event (as cited by navigator evidence), with some context on either side."""
-
-    event_id: str
-    events_before: int = 3
-    events_after: int = 3
 
 
 @attrs.frozen
@@ -160,29 +115,6 @@ class ExpandEventResponse:
     events_after: tuple[Event, ...]
 
 
-def _check_context(before: int, after: int) -> None:
-    whole_number("events_before", before, 0)
-    whole_number("events_after", after, 0)
-
-
-def _check_query(query: str) -> None:
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidArgument("query must not be empty")
-    if not query_terms(query):
-        raise InvalidArgument(
-            f"query {query!r} has no term of three or more characters to search for"
-        )
-
-
-def _check_limit(limit: int) -> None:
-    whole_number("limit", limit)
-
-
-def _check_id(name: str, value: str) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidArgument(f"{name} must not be empty")
-
-
 class MemoryService:
     """The query API over a :class:`~tocsearch.storage.protocol.Storage`.
 
@@ -190,11 +122,22 @@ class MemoryService:
         storage: where the tree, grips and events live.
         estimator: counts tokens for ``token_budget``; the default needs no tokenizer and
             over-estimates, so budgets are never overrun.
+        now: the moment :meth:`navigate` reads time hints against, timezone-aware; None means
+            the current time at each call.
     """
 
-    def __init__(self, storage: Storage, *, estimator: TokenEstimator = estimate_tokens) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        estimator: TokenEstimator = estimate_tokens,
+        now: datetime | None = None,
+    ) -> None:
         self.storage = storage
         self.estimator = estimator
+        if now is not None:
+            in_utc(now, "now")  # refuses a naive time; the zone itself says whose days to read
+        self.now = now
 
     def search_node(self, request: SearchNodeRequest) -> SearchNodeResponse:
         """Search one node's fields.
@@ -205,9 +148,6 @@ class MemoryService:
             NodeNotFound: no such node.
         """
         started = time.perf_counter()
-        _check_id("node_id", request.node_id)
-        _check_query(request.query)
-        _check_limit(request.limit)
         node = self.storage.get_node(request.node_id)
         matches = search_node(node, request.query, fields=request.fields)
 
@@ -232,12 +172,17 @@ class MemoryService:
             NodeNotFound: ``parent_id`` is not empty and names no node.
         """
         started = time.perf_counter()
-        _check_query(request.query)
-        _check_limit(request.limit)
         if request.parent_id.strip():
             children = self.storage.get_child_nodes(request.parent_id)
+            window = _window(request.since, request.until)
+            if window is not None:
+                children = [
+                    node for node in children if window.overlaps(node.start_time, node.end_time)
+                ]
         else:
-            children = self.storage.get_nodes_by_level(request.child_level)
+            children = self.storage.get_nodes_by_level(
+                request.child_level, request.since, request.until
+            )
         ranked: SearchChildrenResult = rank_nodes(
             children, request.query, fields=request.fields, limit=request.limit
         )
@@ -251,6 +196,42 @@ class MemoryService:
         self._log("search_children", request.query, len(response.results), started)
         return response
 
+    def navigate(self, request: NavigateRequest) -> NavigationResult:
+        """Answer a question with cited evidence, by the :class:`~tocsearch.navigate.Navigator`.
+
+        With ``since``/``until`` only evidence from that window is returned: the walk is asked
+        for more evidence than ``limit`` so that a window does not starve the answer, then the
+        items outside the window are dropped and the first ``limit`` kept.
+
+        Raises:
+            InvalidArgument: a time hint or window the navigator cannot read.
+        """
+        started = time.perf_counter()
+        window = _window(request.since, request.until)
+        if window is not None:
+            offered = max(request.limit or 0, _WINDOW_EVIDENCE)
+        else:
+            offered = request.limit if request.limit is not None else _DEFAULT_EVIDENCE
+        navigator = Navigator(
+            self.storage,
+            now=self.now,
+            token_budget=request.token_budget,
+            estimator=self.estimator,
+            max_evidence=offered,
+        )
+        result = navigator.navigate(request.query, full_path=request.full_path)
+        evidence = result.evidence
+        if window is not None:
+            evidence = tuple(
+                item for item in evidence if window.overlaps(item.start_time, item.end_time)
+            )
+        if request.limit is not None:
+            evidence = evidence[: request.limit]
+        if evidence != result.evidence:
+            result = attrs.evolve(result, evidence=evidence)
+        self._log("navigate", request.query, len(result.evidence), started)
+        return result
+
     def get_toc_root(self) -> list[TocNode]:
         """The year nodes, oldest first."""
         return self.storage.get_toc_root()
@@ -262,7 +243,8 @@ class MemoryService:
             InvalidArgument: empty node id.
             NodeNotFound: no such node.
         """
-        _check_id("node_id", node_id)
+        if not isinstance(node_id, str) or not node_id.strip():
+            raise InvalidArgument("node_id must not be empty")
         return self.storage.get_node(node_id)
 
     def browse_toc(self, request: BrowseTocRequest) -> BrowseTocResponse:
@@ -273,7 +255,6 @@ class MemoryService:
                 for another parent.
             NodeNotFound: ``parent_id`` names no node.
         """
-        _check_limit(request.limit)
         parent_id = request.parent_id.strip()
         offset = _read_token(request.continuation_token, parent_id)
         if parent_id:
@@ -295,8 +276,6 @@ class MemoryService:
             InvalidArgument: empty grip id or a negative context size.
             GripNotFound: no such grip.
         """
-        _check_id("grip_id", request.grip_id)
-        _check_context(request.events_before, request.events_after)
         grip = self.storage.get_grip(request.grip_id)
         own = conversation_events(self.storage, grip.event_id_start, grip.event_id_end)
         if not own:  # the grip's events are gone: there is nothing to take context around
@@ -322,8 +301,6 @@ class MemoryService:
             InvalidArgument: empty event id or a negative context size.
             EventNotFound: no such event.
         """
-        _check_id("event_id", request.event_id)
-        _check_context(request.events_before, request.events_after)
         event = self.storage.get_event(request.event_id)
         return ExpandEventResponse(
             event=event,
@@ -335,6 +312,16 @@ class MemoryService:
             ),
         )
 
+    def expand(self, request: ExpandRequest) -> ExpandGripResponse | ExpandEventResponse:
+        """:meth:`expand_event` for an event id (``evt:...``), else :meth:`expand_grip`.
+
+        Raises:
+            GripNotFound, EventNotFound: no such grip or event.
+        """
+        if request.target.strip().startswith(EVENT_PREFIX):
+            return self.expand_event(request.as_event())
+        return self.expand_grip(request.as_grip())
+
     @staticmethod
     def _log(operation: str, query: str, count: int, started: float) -> None:
         if logger.isEnabledFor(logging.DEBUG):
@@ -345,6 +332,22 @@ class MemoryService:
                 count,
                 (time.perf_counter() - started) * 1000,
             )
+
+
+# Evidence asked of the walk when a time window will filter it, so the window keeps enough.
+_WINDOW_EVIDENCE = 100
+# What the navigator offers when the request sets no limit: its own default.
+_DEFAULT_EVIDENCE: int = inspect.signature(Navigator).parameters["max_evidence"].default
+
+
+def _window(since: datetime | None, until: datetime | None) -> TimeRange | None:
+    """The half-open window ``[since, until)``; an open side reaches the ends of time."""
+    if since is None and until is None:
+        return None
+    return TimeRange(
+        since if since is not None else datetime.min.replace(tzinfo=timezone.utc),
+        until if until is not None else datetime.max.replace(tzinfo=timezone.utc),
+    )
 
 
 def _make_token(parent_id: str, offset: int) -> str:

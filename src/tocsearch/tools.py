@@ -4,6 +4,11 @@ Give :meth:`AgentTools.definitions` (or the OpenAI / Anthropic shaped variants) 
 pass each tool call it makes to :meth:`AgentTools.handle_tool_call`; the answer is always a JSON
 string: the result, or ``{"error": {"type": ..., "message": ...}}`` for bad arguments, unknown
 ids and anything else that went wrong.
+
+Each tool is a :class:`Tool`: a name, a description, the request record of
+:mod:`tocsearch.requests` whose fields are its arguments (so its JSON schema and its argument
+checks come from that record), and the service call that answers it. The MCP server
+(:mod:`tocsearch.mcp`) serves tools from the same table.
 """
 
 from __future__ import annotations
@@ -13,161 +18,159 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+import attrs
+
+from tocsearch._arguments import field_default
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
-from tocsearch.levels import TocLevel
-from tocsearch.navigate import Navigator
-from tocsearch.service import (
+from tocsearch.requests import (
+    BrowseTocRequest,
     ExpandEventRequest,
     ExpandGripRequest,
-    MemoryService,
+    ExpandRequest,
+    NavigateRequest,
     SearchChildrenRequest,
     SearchNodeRequest,
+    parse_request,
+    request_schema,
 )
+from tocsearch.service import MemoryService
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
 
-__all__ = ["AgentTools"]
+__all__ = ["AgentTools", "Tool", "decode_arguments", "error_answer", "tools_named"]
 
-_FIELDS_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"type": "string", "enum": ["title", "summary", "bullets", "keywords"]},
-    "description": "Fields to search; empty or absent means all fields.",
-}
-_BUDGET_SCHEMA: dict[str, Any] = {
-    "type": "integer",
-    "minimum": 1,
-    "description": "Largest response size in estimated tokens; the lowest-ranked items are "
-    "dropped first and has_more says so.",
-}
 
-_DEFINITIONS: tuple[dict[str, Any], ...] = (
-    {
-        "name": "search_node",
-        "description": (
-            "Search inside one node of the conversation-history table of contents (a year, "
-            "month, week, day or segment) for query terms. Returns the matching title, summary, "
-            "bullets (with grip ids that cite raw events) and keywords, each with a 0-1 score."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "node_id": {
-                    "type": "string",
-                    "description": "A node id such as toc:day:2026-01-30 or toc:week:2026-W05.",
-                },
-                "query": {
-                    "type": "string",
-                    "description": "Space-separated terms; terms under 3 characters are ignored.",
-                },
-                "fields": _FIELDS_SCHEMA,
-                "limit": {"type": "integer", "minimum": 1, "default": 10},
-                "token_budget": _BUDGET_SCHEMA,
-            },
-            "required": ["node_id", "query"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "search_children",
-        "description": (
-            "Search the children of a node (e.g. the days of a week) and rank them by how well "
-            "they match the query. With no parent_id, searches every node of child_level."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "Space-separated terms."},
-                "parent_id": {
-                    "type": "string",
-                    "description": "The node whose children to search; empty for a whole level.",
-                    "default": "",
-                },
-                "child_level": {
-                    "type": "string",
-                    "enum": [level.value for level in TocLevel],
-                    "default": "year",
-                    "description": "The level to search when parent_id is empty.",
-                },
-                "fields": _FIELDS_SCHEMA,
-                "limit": {"type": "integer", "minimum": 1, "default": 10},
-                "token_budget": _BUDGET_SCHEMA,
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "navigate",
-        "description": (
-            "Answer a question about the conversation history by walking its table of contents: "
-            "reads time hints such as 'last week' or 'in January', drills into the best matching "
-            "periods, and returns cited evidence (raw events and bullets with their ids) and "
-            "the path it took, all within token_budget."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The question, in plain words."},
-                "token_budget": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Largest response size in estimated tokens, path included; "
-                    "the best evidence that fits is returned.",
-                },
-                "full_path": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Show every step of the path instead of one per phase "
-                    "(counted in the budget).",
-                },
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "expand_grip",
-        "description": (
-            "Show the raw conversation events behind a grip id (from a bullet's evidence), with "
-            "some events of context before and after."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "grip_id": {"type": "string", "description": "A grip id such as grip:1769...:a1."},
-                "events_before": {"type": "integer", "minimum": 0, "default": 3},
-                "events_after": {"type": "integer", "minimum": 0, "default": 3},
-            },
-            "required": ["grip_id"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "expand_event",
-        "description": (
-            "Show one raw conversation event by id (navigator evidence cites event ids), with "
-            "some events of context before and after."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "event_id": {
-                    "type": "string",
-                    "description": "An event id such as evt:1769781900000:a1.",
-                },
-                "events_before": {"type": "integer", "minimum": 0, "default": 3},
-                "events_after": {"type": "integer", "minimum": 0, "default": 3},
-            },
-            "required": ["event_id"],
-            "additionalProperties": False,
-        },
-    },
+@attrs.frozen
+class Tool:
+    """One tool: its name and description, its request record, and how the service answers.
+
+    ``answer(service, request)`` returns JSON-ready data (dicts, lists, strings, numbers).
+    """
+
+    name: str
+    description: str
+    request: type[Any]
+    answer: Callable[[MemoryService, Any], Any]
+
+    def definition(self) -> dict[str, Any]:
+        """``name``, ``description`` and the JSON-schema ``parameters`` of the request record."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": request_schema(self.request),
+        }
+
+    def call(self, service: MemoryService, arguments: Mapping[str, Any]) -> Any:
+        """Check ``arguments`` against the request record and answer them.
+
+        Raises:
+            InvalidArgument: an unknown, missing, mistyped or out-of-range argument.
+            TocsearchError: whatever the service raises (an unknown node, grip or event).
+        """
+        return self.answer(service, parse_request(self.request, arguments, what=self.name))
+
+
+_NAVIGATE = Tool(
+    "navigate",
+    "Answer a question about the conversation history by walking its table of contents: "
+    "reads time hints such as 'last week' or 'in January', drills into the best matching "
+    "periods, and returns cited evidence (raw events and bullets with their ids) and the path "
+    "it took, all within token_budget.",
+    NavigateRequest,
+    lambda service, request: service.navigate(request).to_dict(),
+)
+_SEARCH_NODE = Tool(
+    "search_node",
+    "Search inside one node of the conversation-history table of contents (a year, month, "
+    "week, day or segment) for query terms. Returns the matching title, summary, bullets (with "
+    "grip ids that cite raw events) and keywords, each with a 0-1 score.",
+    SearchNodeRequest,
+    lambda service, request: to_dict(service.search_node(request)),
+)
+_SEARCH_CHILDREN = Tool(
+    "search_children",
+    "Search the children of a node (e.g. the days of a week) and rank them by how well they "
+    "match the query. With no parent_id, searches every node of child_level.",
+    SearchChildrenRequest,
+    lambda service, request: to_dict(service.search_children(request)),
+)
+_BROWSE = Tool(
+    "browse",
+    "List the children of a node in time order (the years for an empty parent_id), one page at "
+    "a time: months of a year, weeks of a month, days of a week, segments of a day.",
+    BrowseTocRequest,
+    lambda service, request: to_dict(service.browse_toc(request)),
+)
+_EXPAND = Tool(
+    "expand",
+    "Show the raw conversation events behind a grip id (from a bullet) or around an event id "
+    "(from navigate evidence), with some events of context before and after.",
+    ExpandRequest,
+    lambda service, request: to_dict(service.expand(request)),
+)
+_EXPAND_GRIP = Tool(
+    "expand_grip",
+    "Show the raw conversation events behind a grip id (from a bullet's evidence), with some "
+    "events of context before and after.",
+    ExpandGripRequest,
+    lambda service, request: to_dict(service.expand_grip(request)),
+)
+_EXPAND_EVENT = Tool(
+    "expand_event",
+    "Show one raw conversation event by id (navigator evidence cites event ids), with some "
+    "events of context before and after.",
+    ExpandEventRequest,
+    lambda service, request: to_dict(service.expand_event(request)),
 )
 
+_AGENT_TOOLS: tuple[Tool, ...] = (
+    _SEARCH_NODE,
+    _SEARCH_CHILDREN,
+    _NAVIGATE,
+    _EXPAND_GRIP,
+    _EXPAND_EVENT,
+    _BROWSE,
+)
+"""The tools :class:`AgentTools` offers, in the order of its definitions."""
+_EVERY_TOOL = {tool.name: tool for tool in (*_AGENT_TOOLS, _EXPAND)}
 
-def _error(kind: str, message: str) -> str:
+
+def tools_named(*names: str) -> tuple[Tool, ...]:
+    """The tools of these names, in this order.
+
+    >>> [tool.name for tool in tools_named("navigate", "expand")]
+    ['navigate', 'expand']
+
+    Raises:
+        KeyError: no tool has one of the names.
+    """
+    return tuple(_EVERY_TOOL[name] for name in names)
+
+
+def error_answer(kind: str, message: str) -> str:
+    """The JSON answer for a failed call: ``{"error": {"type": kind, "message": message}}``."""
     return json.dumps({"error": {"type": kind, "message": message}}, ensure_ascii=False)
+
+
+def decode_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A tool call's arguments as a dict, from the JSON string a model produced or a mapping.
+
+    Raises:
+        InvalidArgument: the text is not JSON, or not a JSON object.
+    """
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments)
+        except ValueError as error:
+            raise InvalidArgument(f"arguments are not valid JSON: {error}") from None
+    else:
+        decoded = arguments
+    if not isinstance(decoded, Mapping):
+        raise InvalidArgument(f"arguments must be a JSON object, got {type(decoded).__name__}")
+    return dict(decoded)
 
 
 class AgentTools:
@@ -185,27 +188,20 @@ class AgentTools:
         storage: Storage,
         *,
         now: datetime | None = None,
-        navigator_budget: int = 2000,
+        navigator_budget: int = field_default(NavigateRequest, "token_budget"),
         estimator: TokenEstimator = estimate_tokens,
     ) -> None:
         self.storage = storage
         self.now = now
         self.navigator_budget = navigator_budget
         self.estimator = estimator
-        self.service = MemoryService(storage, estimator=estimator)
-        self._handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
-            "search_node": self._search_node,
-            "search_children": self._search_children,
-            "navigate": self._navigate,
-            "expand_grip": self._expand_grip,
-            "expand_event": self._expand_event,
-        }
+        self.service = MemoryService(storage, estimator=estimator, now=now)
+        self._tools = {tool.name: tool for tool in _AGENT_TOOLS}
 
     @staticmethod
     def definitions() -> list[dict[str, Any]]:
         """Tool definitions: name, description and a JSON-schema ``parameters`` object."""
-        copied: list[dict[str, Any]] = json.loads(json.dumps(_DEFINITIONS))
-        return copied  # a deep copy that callers may modify
+        return [tool.definition() for tool in _AGENT_TOOLS]  # fresh dicts callers may modify
 
     @classmethod
     def openai_tools(cls) -> list[dict[str, Any]]:
@@ -230,126 +226,15 @@ class AgentTools:
         ``arguments`` may be the JSON string a model produced or an already decoded mapping.
         """
         try:
-            handler = self._handlers.get(name)
-            if handler is None:
-                known = ", ".join(self._handlers)
-                return _error("UnknownTool", f"unknown tool {name!r}; known tools: {known}")
-            return json.dumps(handler(_decode(arguments)), ensure_ascii=False)
+            tool = self._tools.get(name)
+            if tool is None:
+                known = ", ".join(self._tools)
+                return error_answer("UnknownTool", f"unknown tool {name!r}; known tools: {known}")
+            decoded = decode_arguments(arguments)
+            if tool is _NAVIGATE and decoded.get("token_budget") is None:
+                decoded["token_budget"] = self.navigator_budget
+            return json.dumps(tool.call(self.service, decoded), ensure_ascii=False)
         except TocsearchError as error:
-            return _error(type(error).__name__, str(error))
+            return error_answer(type(error).__name__, str(error))
         except Exception as error:  # a tool call must never take the agent loop down
-            return _error(type(error).__name__, str(error) or repr(error))
-
-    def _search_node(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"node_id", "query", "fields", "limit", "token_budget"}, "search_node")
-        request = SearchNodeRequest(
-            node_id=_text(arguments, "node_id"),
-            query=_text(arguments, "query"),
-            fields=tuple(_list(arguments, "fields")),
-            limit=_integer(arguments, "limit", 10),
-            token_budget=_optional_integer(arguments, "token_budget"),
-        )
-        return to_dict(self.service.search_node(request))
-
-    def _search_children(self, arguments: dict[str, Any]) -> Any:
-        _only(
-            arguments,
-            {"query", "parent_id", "child_level", "fields", "limit", "token_budget"},
-            "search_children",
-        )
-        request = SearchChildrenRequest(
-            query=_text(arguments, "query"),
-            parent_id=_text(arguments, "parent_id", ""),
-            child_level=TocLevel.parse(_text(arguments, "child_level", "year")),
-            fields=tuple(_list(arguments, "fields")),
-            limit=_integer(arguments, "limit", 10),
-            token_budget=_optional_integer(arguments, "token_budget"),
-        )
-        return to_dict(self.service.search_children(request))
-
-    def _navigate(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"query", "token_budget", "full_path"}, "navigate")
-        budget = _optional_integer(arguments, "token_budget")
-        full_path = arguments.get("full_path", False)
-        if not isinstance(full_path, bool):
-            raise InvalidArgument(f"argument 'full_path' must be a boolean, got {full_path!r}")
-        navigator = Navigator(
-            self.storage,
-            now=self.now,
-            token_budget=self.navigator_budget if budget is None else budget,
-            estimator=self.estimator,
-        )
-        return navigator.navigate(_text(arguments, "query"), full_path=full_path).to_dict()
-
-    def _expand_grip(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"grip_id", "events_before", "events_after"}, "expand_grip")
-        request = ExpandGripRequest(
-            grip_id=_text(arguments, "grip_id"),
-            events_before=_integer(arguments, "events_before", 3),
-            events_after=_integer(arguments, "events_after", 3),
-        )
-        return to_dict(self.service.expand_grip(request))
-
-    def _expand_event(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"event_id", "events_before", "events_after"}, "expand_event")
-        request = ExpandEventRequest(
-            event_id=_text(arguments, "event_id"),
-            events_before=_integer(arguments, "events_before", 3),
-            events_after=_integer(arguments, "events_after", 3),
-        )
-        return to_dict(self.service.expand_event(request))
-
-
-def _decode(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
-    if arguments is None or arguments == "":
-        return {}
-    if isinstance(arguments, str):
-        try:
-            decoded = json.loads(arguments)
-        except ValueError as error:
-            raise InvalidArgument(f"arguments are not valid JSON: {error}") from None
-    else:
-        decoded = arguments
-    if not isinstance(decoded, Mapping):
-        raise InvalidArgument(f"arguments must be a JSON object, got {type(decoded).__name__}")
-    return dict(decoded)
-
-
-def _only(arguments: Mapping[str, Any], allowed: set[str], tool: str) -> None:
-    unknown = sorted(set(arguments) - allowed)
-    if unknown:
-        raise InvalidArgument(
-            f"{tool} takes {', '.join(sorted(allowed))}; unknown argument(s): {', '.join(unknown)}"
-        )
-
-
-_MISSING = object()
-
-
-def _text(arguments: Mapping[str, Any], name: str, default: Any = _MISSING) -> str:
-    value = arguments.get(name, default)
-    if value is _MISSING:
-        raise InvalidArgument(f"argument {name!r} is required")
-    if not isinstance(value, str):
-        raise InvalidArgument(f"argument {name!r} must be a string, got {value!r}")
-    return value
-
-
-def _integer(arguments: Mapping[str, Any], name: str, default: int) -> int:
-    value = arguments.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidArgument(f"argument {name!r} must be an integer, got {value!r}")
-    return value
-
-
-def _optional_integer(arguments: Mapping[str, Any], name: str) -> int | None:
-    if arguments.get(name) is None:
-        return None
-    return _integer(arguments, name, 0)
-
-
-def _list(arguments: Mapping[str, Any], name: str) -> list[str]:
-    value = arguments.get(name) or []
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InvalidArgument(f"argument {name!r} must be a list of strings, got {value!r}")
-    return value
+            return error_answer(type(error).__name__, str(error) or repr(error))

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeAlias
 
@@ -30,6 +30,7 @@ __all__ = [
     "Parser",
     "Run",
     "SharedOptions",
+    "day_bound",
     "emit",
     "moment",
     "non_negative",
@@ -37,6 +38,7 @@ __all__ = [
     "positive",
     "shared_options",
     "whole_number",
+    "window_bound",
     "zone",
 ]
 
@@ -120,6 +122,25 @@ def zone(text: str) -> tzinfo:
         return parse_zone(text)
     except InvalidArgument as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def window_bound(text: str) -> datetime | date:
+    """An argparse type for ``--since``/``--until``: an ISO 8601 moment with its offset, or a
+    date (read in the user's zone by :func:`day_bound`)."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        return moment(text)
+
+
+def day_bound(value: datetime | date | None, clock: tzinfo, *, end_of_day: bool) -> datetime | None:
+    """A ``--since``/``--until`` value as a moment: a date is the midnight that starts it on
+    ``clock``, or with ``end_of_day`` the one that ends it, so ``--until 2026-03-05`` includes
+    the 5th."""
+    if value is None or isinstance(value, datetime):
+        return value
+    day = value + timedelta(days=1) if end_of_day else value
+    return datetime.combine(day, time(), tzinfo=clock)
 
 
 class CommandError(Exception):

@@ -8,29 +8,36 @@ from datetime import datetime, timezone
 from typing import TextIO
 
 from tocsearch import _render
+from tocsearch._arguments import field_default
 from tocsearch._clock import local_zone
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
+    day_bound,
     emit,
     moment,
     open_store,
     positive,
+    window_bound,
     zone,
 )
 from tocsearch.converter import to_dict
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
-from tocsearch.navigate import Navigator
+from tocsearch.requests import NavigateRequest, SearchChildrenRequest, SearchNodeRequest
 from tocsearch.search import SearchField
-from tocsearch.service import MemoryService, SearchChildrenRequest, SearchNodeRequest
+from tocsearch.service import MemoryService
 from tocsearch.storage import InMemoryStorage
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["DEMO_QUESTION", "register"]
 
 DEMO_QUESTION = "what did we decide about JWT refresh tokens last week"
+_TZ_HELP = (
+    "whose days 'yesterday', 'last week' and --since/--until dates are: an IANA name such as "
+    "America/Los_Angeles, or an offset such as -08:00 (default: the system's zone)"
+)
 
 
 def register(commands: Commands, shared: SharedOptions) -> None:
@@ -51,8 +58,15 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         metavar="FIELD",
         help="title, summary, bullets and/or keywords (default: all)",
     )
-    search.add_argument("--limit", type=positive, default=10)
+    search.add_argument(
+        "--limit",
+        type=positive,
+        default=field_default(SearchChildrenRequest, "limit"),
+        help="at most this many results (default: %(default)s)",
+    )
     search.add_argument("--budget", type=positive, help="token budget for the response")
+    _window_options(search, "nodes that overlap")
+    search.add_argument("--tz", type=zone, help=_TZ_HELP)
     search.set_defaults(run=_search)
 
     navigate = commands.add_parser(
@@ -62,6 +76,8 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     )
     navigate.add_argument("query", metavar="QUESTION")
     _navigation_options(navigate)
+    navigate.add_argument("--limit", type=positive, help="at most this many evidence items")
+    _window_options(navigate, "evidence from")
     navigate.set_defaults(run=_navigate)
 
     demo = commands.add_parser(
@@ -77,18 +93,37 @@ def _navigation_options(parser: argparse.ArgumentParser) -> None:
         "--verbose", "-v", action="store_true", help="show every step of the search path"
     )
     parser.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
-    parser.add_argument(
-        "--tz",
-        type=zone,
-        help="whose days 'yesterday' and 'last week' are: an IANA name such as "
-        "America/Los_Angeles, or an offset such as -08:00 (default: the system's zone)",
-    )
+    parser.add_argument("--tz", type=zone, help=_TZ_HELP)
     parser.add_argument(
         "--budget",
         type=positive,
-        default=2000,
-        help="token budget of the answer, path included (default 2000)",
+        default=field_default(NavigateRequest, "token_budget"),
+        help="token budget of the answer, path included (default: %(default)s)",
     )
+
+
+def _window_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--since",
+        type=window_bound,
+        metavar="WHEN",
+        help=f"only {what} this ISO 8601 moment or date (YYYY-MM-DD, in --tz) on",
+    )
+    parser.add_argument(
+        "--until",
+        type=window_bound,
+        metavar="WHEN",
+        help=f"only {what} before this moment, or up to the end of this date",
+    )
+
+
+def _window(args: argparse.Namespace) -> dict[str, datetime | None]:
+    """``since`` and ``until`` for a request, dates read on the asker's clock."""
+    clock = args.tz if args.tz is not None else local_zone()
+    return {
+        "since": day_bound(args.since, clock, end_of_day=False),
+        "until": day_bound(args.until, clock, end_of_day=True),
+    }
 
 
 def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> datetime:
@@ -117,6 +152,7 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             fields=tuple(args.fields),
             limit=args.limit,
             token_budget=args.budget,
+            **_window(args),
         )
         response = service.search_children(request)
         emit(args, out, to_dict(response), lambda: _render.search_results(response))
@@ -124,8 +160,15 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime) -> int:
-    navigator = Navigator(storage, now=now, token_budget=args.budget)
-    result = navigator.navigate(args.query, full_path=args.verbose)
+    window = _window(args) if hasattr(args, "since") else {}
+    request = NavigateRequest(
+        args.query,
+        token_budget=args.budget,
+        limit=getattr(args, "limit", None),
+        full_path=args.verbose,
+        **window,
+    )
+    result = MemoryService(storage, now=now).navigate(request)
     if args.json:
         # Unindented, as the budget counted it.
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")

@@ -6,6 +6,7 @@ import argparse
 from typing import TextIO
 
 from tocsearch import _render
+from tocsearch._arguments import field_default
 from tocsearch._clock import local_zone
 from tocsearch._render import TOOL_OUTPUT_SHOWN
 from tocsearch.cli._common import (
@@ -18,13 +19,8 @@ from tocsearch.cli._common import (
     zone,
 )
 from tocsearch.converter import to_dict
-from tocsearch.ids import EVENT_PREFIX
-from tocsearch.service import (
-    BrowseTocRequest,
-    ExpandEventRequest,
-    ExpandGripRequest,
-    MemoryService,
-)
+from tocsearch.requests import BrowseTocRequest, ExpandRequest
+from tocsearch.service import ExpandEventResponse, MemoryService
 
 __all__ = ["register"]
 
@@ -36,8 +32,18 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         "expand", parents=parents, help="show the events behind a grip or an event id"
     )
     expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
-    expand.add_argument("--before", type=non_negative, default=3)
-    expand.add_argument("--after", type=non_negative, default=3)
+    expand.add_argument(
+        "--before",
+        type=non_negative,
+        default=field_default(ExpandRequest, "events_before"),
+        help="events of context before (default: %(default)s)",
+    )
+    expand.add_argument(
+        "--after",
+        type=non_negative,
+        default=field_default(ExpandRequest, "events_after"),
+        help="events of context after (default: %(default)s)",
+    )
     expand.add_argument(
         "--full",
         action="store_true",
@@ -57,17 +63,24 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
     browse = commands.add_parser("browse", parents=parents, help="list a node's children")
     browse.add_argument("node_id", metavar="NODE_ID")
-    browse.add_argument("--limit", type=positive, default=50)
+    browse.add_argument(
+        "--limit",
+        type=positive,
+        default=field_default(BrowseTocRequest, "limit"),
+        help="children per page (default: %(default)s)",
+    )
     browse.add_argument("--token", help="continuation token from the previous page")
     browse.set_defaults(run=_browse)
 
 
 def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
-        service = MemoryService(storage)
         clock = args.tz if args.tz is not None else local_zone()
-        if args.target.startswith(EVENT_PREFIX):
-            around = service.expand_event(ExpandEventRequest(args.target, args.before, args.after))
+        response = MemoryService(storage).expand(
+            ExpandRequest(args.target, args.before, args.after)
+        )
+        if isinstance(response, ExpandEventResponse):
+            around = response
             emit(
                 args,
                 out,
@@ -75,12 +88,12 @@ def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 lambda: _render.event_context(around, zone=clock, full=args.full),
             )
             return 0
-        response = service.expand_grip(ExpandGripRequest(args.target, args.before, args.after))
+        grip = response
         emit(
             args,
             out,
-            to_dict(response),
-            lambda: _render.expansion(response, zone=clock, full=args.full),
+            to_dict(grip),
+            lambda: _render.expansion(grip, zone=clock, full=args.full),
         )
     return 0
 
