@@ -246,3 +246,23 @@ def test_every_problem_is_reported_at_once() -> None:
     message = str(caught.value)
     for path in ["$.title", "$.version", "$.keywords"]:
         assert path in message
+
+
+@given(st.lists(st.text(max_size=8), max_size=6), st.sampled_from([1, None, 2.5, ["x"]]))
+def test_string_lists_are_read_whole_and_strictly(words: list[str], intruder: object) -> None:
+    """A list of plain strings becomes the tuple of those strings; one item that is not a
+    string anywhere in it is refused, as item-by-item reading would."""
+    data = to_dict(
+        TocNode(
+            node_id="toc:year:2026",
+            level=TocLevel.YEAR,
+            title="t",
+            start_time=datetime(2026, 1, 5, tzinfo=timezone.utc),
+            end_time=datetime(2026, 1, 5, tzinfo=timezone.utc),
+        )
+    )
+    data["keywords"] = words
+    assert from_dict(data, TocNode).keywords == tuple(words)
+    data["keywords"] = [*words, intruder]
+    with pytest.raises(InvalidArgument):
+        from_dict(data, TocNode)

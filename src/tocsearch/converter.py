@@ -73,11 +73,16 @@ def _is_homogeneous_tuple(cls: Any) -> bool:
 
 def _tuple_hook(cls: Any, made: cattrs.Converter) -> StructureHook:
     structure_items = homogenous_tuple_structure_factory(cls, made)
+    of_strings = get_args(cls)[0] is str
 
     def structure(value: Any, target: Any) -> Any:
         # A string is iterable, but a list field given one string is a mistake, not letters.
         if not isinstance(value, (list, tuple)):
             raise InvalidArgument(f"expected a list, got {value!r}")
+        # Ids and keywords: a list of plain strings is already what the item hook would
+        # return item by item, at a fraction of the cost (segments list hundreds of ids).
+        if of_strings and all(type(item) is str for item in value):
+            return tuple(value)
         return structure_items(value, target)
 
     return structure
