@@ -35,6 +35,7 @@ from tocsearch.storage._files_store import (
     write_marker,
 )
 from tocsearch.storage._lock import LOCK_NAME
+from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
 from tocsearch.storage._sqlite_check import check_rows, salvage_database
 from tocsearch.storage._sqlite_db import Database, sqlite_errors
@@ -113,6 +114,8 @@ class SqliteStorage(StorageCommon):
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
+        # Only a writer remembers what it wrote: no other process can replace those rows.
+        self._recent = RecentEvents()
         try:
             _refuse_symlinks(directory)
             if lock is not None:
@@ -306,6 +309,7 @@ class SqliteStorage(StorageCommon):
             for event in batch
         ]
         texts = [event_text(event) for event in batch]
+        self._recent.forget(event.event_id for event in batch)
         with self._db.transaction() as connection:
             connection.executemany(
                 "INSERT INTO events (event_id, session, time_us, record) VALUES (?, ?, ?, ?) "
@@ -318,6 +322,7 @@ class SqliteStorage(StorageCommon):
                 connection,
                 [(ids[event.event_id], text) for event, text in zip(batch, texts, strict=True)],
             )
+        self._recent.remember(batch)
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()
@@ -325,7 +330,12 @@ class SqliteStorage(StorageCommon):
         if key is None:
             return None
         text = self._db.value("SELECT record FROM events WHERE event_id = ?", (key,))
-        return None if text is None else self._decode(text, Event, key)
+        return None if text is None else self._event(key, text)
+
+    def _event(self, event_id: str, text: object) -> Event:
+        """The event a row holds: the one this writer just wrote, if it still keeps it."""
+        kept = self._recent.get(event_id)
+        return kept if kept is not None else self._decode(text, Event, event_id)
 
     def has_event(self, event_id: str) -> bool:
         self._ensure_open()
@@ -351,7 +361,7 @@ class SqliteStorage(StorageCommon):
         rows = self._db.rows(sql, params)
         if descending:
             rows.reverse()
-        return [self._decode(text, Event, event_id) for event_id, text in rows]
+        return [self._event(event_id, text) for event_id, text in rows]
 
     def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
         # Bounds on the id (which carries the millisecond) use its unique index; the exact
