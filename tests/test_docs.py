@@ -40,3 +40,23 @@ def test_code_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     for number, source in enumerate(blocks, start=1):
         code = compile(source, f"{page.name} block {number}", "exec")
         exec(code, namespace)
+
+
+MAP_LINE = re.compile(r"^- `([\w/]+(?:\.py|/))`: ", re.MULTILINE)
+
+
+def test_the_module_map_names_every_module_once() -> None:
+    """docs/concepts.md's "Where things live" lists every module of src/tocsearch (a package
+    by its folder) and nothing that is not there, so the map cannot go stale."""
+    text = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
+    mapped = MAP_LINE.findall(text.split("## Where things live", 1)[1])
+    source = ROOT / "src" / "tocsearch"
+    modules = {
+        path.parent.relative_to(source).as_posix() + "/"
+        if path.name == "__init__.py" and path.parent != source
+        else path.relative_to(source).as_posix()
+        for path in source.rglob("*.py")
+    }
+    assert len(mapped) == len(set(mapped))
+    assert sorted(modules - set(mapped)) == [], "add a line for each to docs/concepts.md"
+    assert sorted(set(mapped) - modules) == []
