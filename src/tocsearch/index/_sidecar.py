@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from tocsearch.errors import StorageError, StoreCorrupted, StoreLocked
+from tocsearch.errors import StorageError, StoreCorrupted
 from tocsearch.index._embedder import Embedder, normalized_rows
 from tocsearch.index._query import match_all, match_any
 from tocsearch.index._schema import (
@@ -34,6 +34,7 @@ from tocsearch.index._schema import (
 from tocsearch.index._vectors import VectorMatrix
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
+from tocsearch.storage._sqlite_db import sqlite_errors
 from tocsearch.storage._sqlite_fts import (
     delete_segment_texts,
     event_text,
@@ -155,19 +156,8 @@ class SearchIndex:
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
         where = "search index" if getattr(self, "path", None) is None else str(self.path)
-        try:
+        with sqlite_errors(where, kind="search index", advice="; rebuild it"):
             yield
-        except sqlite3.OperationalError as error:
-            message = str(error)
-            if "locked" in message or "busy" in message:
-                raise StoreLocked(f"{where}: {message}") from None
-            if "disk" in message or "unable to open" in message or "I/O" in message:
-                raise StorageError(f"{where}: {message}") from None
-            raise StoreCorrupted(f"{where}: {message}; rebuild it") from None
-        except sqlite3.DatabaseError as error:
-            raise StoreCorrupted(
-                f"{where}: not a readable search index ({error}); rebuild it"
-            ) from None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -31,24 +31,28 @@ _CHUNK = 500
 
 
 @contextmanager
-def sqlite_errors(path: Path) -> Iterator[None]:
-    """Turn what SQLite raises into tocsearch errors naming the database file.
+def sqlite_errors(
+    where: Path | str, *, kind: str = "tocsearch database", advice: str = ""
+) -> Iterator[None]:
+    """Turn what SQLite raises into tocsearch errors naming the file (``where``).
 
     A busy or locked database is a :class:`StoreLocked`; a file that is not a database, a
     damaged page or a missing table is a :class:`StoreCorrupted`; a failure of the disk
-    (full, unreadable) is a :class:`StorageError`.
+    (full, unreadable) is a :class:`StorageError`. ``kind`` names what the file should be and
+    ``advice`` (``"; rebuild it"``) ends the message of a damaged one, for other SQLite files
+    (a search index) that share this mapping.
     """
     try:
         yield
     except sqlite3.OperationalError as error:
         message = str(error)
         if "locked" in message or "busy" in message:
-            raise StoreLocked(f"{path}: {message}") from None
+            raise StoreLocked(f"{where}: {message}") from None
         if "disk" in message or "unable to open" in message or "I/O" in message:
-            raise StorageError(f"{path}: {message}") from None
-        raise StoreCorrupted(f"{path}: {message}") from None
+            raise StorageError(f"{where}: {message}") from None
+        raise StoreCorrupted(f"{where}: {message}{advice}") from None
     except sqlite3.DatabaseError as error:
-        raise StoreCorrupted(f"{path}: not a readable tocsearch database: {error}") from None
+        raise StoreCorrupted(f"{where}: not a readable {kind} ({error}){advice}") from None
 
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
