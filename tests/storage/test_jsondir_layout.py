@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests._support.first_layout import write_first_layout
 from tests._support.storage_helpers import make_event
 from tests._support.synthetic import START, history
@@ -242,3 +245,44 @@ def test_tree_file_of_one_line_is_read_with_its_spans_worked_out(
     with JsonDirStorage(path, readonly=True) as store:
         store.check()
         assert _records(store)[:2] == _records(reference)[:2]
+
+
+@settings(max_examples=25)
+@given(
+    batches=st.lists(st.integers(1, 6), min_size=1, max_size=5),
+    cut=st.floats(0.0, 1.0),
+)
+def test_a_crash_between_append_and_index_loses_only_the_unindexed_tail(
+    batches: list[int], cut: float
+) -> None:
+    """Whatever byte a crash stops the last append at, before its index is written, the store
+    reopens with every earlier batch and exactly the whole lines of the last one, and passes
+    check()."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "store"
+        written: list[Event] = []
+        with JsonDirStorage(path) as store:
+            for number, size in enumerate(batches):
+                batch = [
+                    make_event(START + timedelta(hours=number, minutes=n), f"b{number}n{n}")
+                    for n in range(size)
+                ]
+                index_before = _index(path).read_bytes() if _index(path).exists() else None
+                store.put_events(batch)
+                written += batch
+        committed = written[: len(written) - batches[-1]]
+        # The crash: the last batch's index write never happened, its append stopped at `cut`.
+        if index_before is None:
+            _index(path).unlink()
+        else:
+            _index(path).write_bytes(index_before)
+        start = json.loads(index_before)["size"] if index_before is not None else 0
+        data = _log(path).read_bytes()
+        stop = start + int(cut * (len(data) - start))
+        _log(path).write_bytes(data[:stop])
+        whole_lines = data[start:stop].count(b"\n")
+        expected = committed + written[len(committed) : len(committed) + whole_lines]
+        for readonly in (True, False):
+            with JsonDirStorage(path, readonly=readonly) as store:
+                assert store.get_events() == sorted(expected, key=lambda e: e.event_id)
+                store.check()

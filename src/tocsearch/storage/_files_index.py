@@ -1,10 +1,10 @@
-"""Indexes that fill themselves from a directory listing the first time they are needed.
+"""Indexes that fill themselves from the store's listings the first time they are needed.
 
 A JSON directory store does not read its records when it opens. The node index loads one level
-at a time, from the file names alone, when a query first needs that level; the event index
-loads all event names on the first event operation. Until a level is loaded, membership is
-answered by a cheap probe of the record's path, and writes to that level leave the index alone:
-the listing will pick them up.
+at a time, from the spans lines of that level's tree files, when a query first needs that level;
+the event index loads every month's offset index on the first event operation. Until a level
+is loaded, membership is answered by a probe of the one tree file the id belongs in, and writes
+to that level leave the index alone: the listing will pick them up.
 """
 
 from __future__ import annotations
