@@ -43,6 +43,8 @@ def _spelled_outside(pattern: str, home: str) -> list[str]:
 def test_id_formats_are_spelled_in_ids_only() -> None:
     """No module but ids.py builds or tests an id from its literal prefix."""
     assert _spelled_outside(r"""f["'](evt|grip|toc):|\(["'](evt|grip|toc):""", "ids.py") == []
+    # Nor reads an id's parts by position.
+    assert _spelled_outside(r"_id\[\d*:\d*\]", "ids.py") == []
 
 
 def test_timezone_and_whole_number_checks_are_spelled_once() -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import InvalidId, StoreCorrupted
-from tocsearch.ids import EVENT_PREFIX, from_epoch_ms, parse_event_id
+from tocsearch.ids import EVENT_MS, EVENT_PREFIX, from_epoch_ms, parse_event_id
 from tocsearch.storage._files import (
     APPEND_FLAGS,
     READ_FLAGS,
@@ -77,7 +77,7 @@ def month_of_valid_event(event_id: str) -> str:
     >>> month_of_valid_event(event_id(datetime(2026, 1, 30, 9, tzinfo=timezone.utc), "a"))
     '2026-01'
     """
-    day = int(event_id[4:17]) // _MS_PER_DAY
+    day = int(event_id[EVENT_MS]) // _MS_PER_DAY
     month = _MONTH_OF_DAY.get(day)
     if month is None:
         month = _MONTH_OF_DAY[day] = from_epoch_ms(day * _MS_PER_DAY).strftime("%Y-%m")
@@ -157,7 +157,7 @@ class MonthLog:
                 if not (
                     isinstance(event_id, str)
                     and event_id.startswith(prefix)
-                    and event_id[4:17].isdigit()
+                    and event_id[EVENT_MS].isdigit()
                     and isinstance(offset, int)
                     and isinstance(length, int)
                 ):
@@ -332,7 +332,7 @@ class MonthLog:
     def listing(self) -> Iterator[tuple[str, datetime, str]]:
         """Every event of the month as ``(event_id, timestamp to the millisecond, session)``."""
         for event_id, (session, _, _) in self.entries.items():
-            yield event_id, from_epoch_ms(int(event_id[4:17])), session
+            yield event_id, from_epoch_ms(int(event_id[EVENT_MS])), session
 
 
 def _read_exactly(fd: int, count: int) -> bytes:
