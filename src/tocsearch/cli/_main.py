@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from typing import TextIO
 
-from tocsearch.cli import _check, _ingest, _query, _tree
+from tocsearch.cli import _check, _ingest, _mcp, _query, _tree
 from tocsearch.cli._common import CommandError, Parser, Run, shared_options
 from tocsearch.errors import StoreCorrupted, TocsearchError
 
 __all__ = ["build_parser", "main"]
 
 # Each module adds its own commands, so a new command is a new module and one entry here.
-_COMMAND_MODULES = (_ingest, _query, _tree, _check)
+_COMMAND_MODULES = (_ingest, _query, _tree, _check, _mcp)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,54 @@
+"""``tocsearch mcp``: serve the store to MCP clients over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from tocsearch._paths import default_store_path
+from tocsearch.cli._common import CommandError, Commands, SharedOptions, moment, whole_number
+from tocsearch.mcp_server import ToolHost, serve
+
+__all__ = ["register"]
+
+
+def register(commands: Commands, shared: SharedOptions) -> None:
+    """Add the ``mcp`` command."""
+    mcp = commands.add_parser(
+        "mcp",
+        parents=[shared.store],
+        help="serve the store to MCP clients (Claude Code, Claude Desktop, editors)",
+    )
+    mcp.add_argument(
+        "--http",
+        action="store_true",
+        help="serve streamable HTTP on 127.0.0.1 instead of stdio",
+    )
+    mcp.add_argument(
+        "--port",
+        type=whole_number(1),
+        default=8765,
+        help="the HTTP port (default: %(default)s)",
+    )
+    mcp.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
+    mcp.set_defaults(run=_mcp)
+
+
+def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = args.store if args.store is not None else default_store_path()
+    if args.port > 65535:
+        raise CommandError(f"--port must be at most 65535, got {args.port}")
+    host = ToolHost(store, now=args.now)
+    try:
+        serve(
+            host,
+            transport="http" if args.http else "stdio",
+            port=args.port,
+            log=lambda line: print(line, file=err, flush=True),
+        )
+    except ImportError as missing:
+        raise CommandError(
+            f"the MCP server needs the mcp package ({missing}); "
+            "install it with: pip install 'tocsearch[mcp]'"
+        ) from None
+    return 0

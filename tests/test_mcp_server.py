@@ -1,0 +1,135 @@
+"""The MCP server: the tools answer from the store with the request records' schemas and checks,
+and the official SDK's own client drives ``tocsearch mcp`` end to end over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests._support.cli import example_store
+from tocsearch.examples import EXAMPLE_END
+from tocsearch.mcp_server import ToolHost
+from tocsearch.requests import ExpandRequest, NavigateRequest, request_schema
+
+QUESTION = "what did we decide about JWT refresh tokens last week"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of the bundled example history."""
+    return example_store(tmp_path_factory.mktemp("store"))
+
+
+@pytest.fixture(scope="module")
+def host(store: Path) -> ToolHost:
+    """Tools over the example store, reading time hints as of the history's end."""
+    return ToolHost(store, now=EXAMPLE_END)
+
+
+def _answer(host: ToolHost, name: str, arguments: Any) -> tuple[Any, bool]:
+    text, failed = host.call(name, arguments)
+    return json.loads(text), failed
+
+
+def test_tools_carry_the_request_records_schemas(host: ToolHost) -> None:
+    """Each tool's input schema is its request record's; only sync writes."""
+    tools = {tool.name: tool for tool in host.tools()}
+    assert tuple(tools) == ToolHost.QUERY_TOOLS
+    assert tools["navigate"].input_schema == request_schema(NavigateRequest)
+    assert tools["expand"].input_schema == request_schema(ExpandRequest)
+    assert all(tool.read_only for tool in tools.values())
+
+
+def test_navigate_then_expand_what_it_cites(host: ToolHost) -> None:
+    """navigate answers with evidence; expand reads the conversation around a cited event."""
+    answer, failed = _answer(host, "navigate", {"query": QUESTION, "limit": 3})
+    assert not failed
+    assert 1 <= len(answer["evidence"]) <= 3
+    cited = answer["evidence"][0]["event_ids"][0]
+    around, failed = _answer(host, "expand", {"target": cited, "events_after": 1})
+    assert not failed
+    assert around["event"]["event_id"] == cited
+    assert len(around["events_after"]) <= 1
+
+
+def test_browse_and_search_walk_the_tree(host: ToolHost) -> None:
+    """browse lists the years and months; search_children ranks segments."""
+    years, failed = _answer(host, "browse", {})
+    assert not failed
+    assert [node["node_id"] for node in years["children"]] == ["toc:year:2026"]
+    found, failed = _answer(
+        host, "search_children", {"query": "refresh rotation", "child_level": "segment"}
+    )
+    assert not failed
+    assert found["results"]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "kind", "fragment"),
+    [
+        ("navigate", {}, "InvalidArgument", "argument 'query' is required"),
+        ("navigate", {"query": "jwt", "limit": "3"}, "InvalidArgument", "must be an integer"),
+        ("navigate", {"query": "jwt", "since": "monday"}, "InvalidArgument", "ISO 8601"),
+        ("expand", {"target": "grip:1:missing"}, "GripNotFound", "grip:1:missing"),
+        ("drop_tables", {}, "UnknownTool", "unknown tool"),
+        ("browse", "[1]", "InvalidArgument", "JSON object"),
+    ],
+)
+def test_bad_calls_are_error_results(
+    host: ToolHost, name: str, arguments: Any, kind: str, fragment: str
+) -> None:
+    """A bad call is an error result naming what was wrong; the host never raises."""
+    answer, failed = _answer(host, name, arguments)
+    assert failed
+    assert answer["error"]["type"] == kind
+    assert fragment in answer["error"]["message"]
+
+
+def test_a_missing_store_says_how_to_make_one(tmp_path: Path) -> None:
+    """Calling into a store that does not exist tells the user to sync first."""
+    answer, failed = _answer(ToolHost(tmp_path / "none"), "browse", {})
+    assert failed
+    assert "tocsearch sync" in answer["error"]["message"]
+
+
+def test_the_sdk_client_drives_the_server_over_stdio(store: Path) -> None:
+    """The SDK's client starts 'tocsearch mcp' as a subprocess, lists its tools and calls them."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.types import TextContent
+
+    now = EXAMPLE_END.isoformat()
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tocsearch", "mcp", "--store", os.fspath(store), "--now", now],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+    def text_of(result: Any) -> str:
+        block = result.content[0]
+        assert isinstance(block, TextContent)
+        return block.text
+
+    async def session() -> tuple[list[str], Any, Any, Any]:
+        async with Client(server, read_timeout_seconds=60) as client:
+            listed = await client.list_tools()
+            answer = await client.call_tool("navigate", {"query": QUESTION, "limit": 2})
+            cited = json.loads(text_of(answer))["evidence"][0]["event_ids"][0]
+            around = await client.call_tool("expand", {"target": cited})
+            wrong = await client.call_tool("search_node", {"query": "jwt"})
+            return [tool.name for tool in listed.tools], answer, around, wrong
+
+    names, answer, around, wrong = anyio.run(session)
+    assert names == list(ToolHost.QUERY_TOOLS)
+    assert not answer.is_error
+    assert len(json.loads(text_of(answer))["evidence"]) <= 2
+    assert not around.is_error
+    assert json.loads(text_of(around))["event"]["event_id"]
+    assert wrong.is_error
+    assert "node_id" in text_of(wrong)
