@@ -6,9 +6,12 @@ the CLI serialise it) and its Markdown (:meth:`~tocsearch.navigate.NavigationRes
 with the path). Neither may exceed the budget. Within it:
 
 1. the frame: the query, its time hints and terms, how the walk ended, the counters;
-2. the path, one step per phase (or the full path when the caller asked for it);
+2. the path, one step per phase within a tenth of the budget (or the full path when the
+   caller asked for it);
 3. the evidence, best first: every candidate that fits, an event too long for what is left
-   clipped to fit (and marked so) rather than dropped;
+   clipped to fit (and marked so) rather than dropped; when not all fit, items without what
+   can be worked out again (matched terms, a segment title the item before gave), if that
+   returns more of them;
 4. with room left, the full path in place of the one-step-per-phase summary.
 """
 
@@ -43,7 +46,7 @@ _COMPACT_TEXT = 80
 _TERSE_TEXT = 40
 # The share of the budget the path may take before the evidence is chosen (the full path on
 # request may take it all); what the evidence leaves may widen the path afterwards.
-_PATH_SHARE = 0.2
+_PATH_SHARE = 0.1
 
 
 def _json(data: Any) -> str:
@@ -109,6 +112,39 @@ def _item_cost(item: Evidence, estimator: TokenEstimator) -> int:
     # The item's JSON and the separator before it; the JSON is the larger rendering of an
     # item (it holds the full text), and the final check measures the whole anyway.
     return estimator(_json(evidence_dict(item)) + ", ")
+
+
+def _fill(
+    offered: Sequence[Evidence], room: int, estimator: TokenEstimator
+) -> tuple[list[Evidence], int]:
+    """The items of ``offered`` that fit in ``room``, best first (an event too long for
+    what is left clipped), and what they cost."""
+    chosen: list[Evidence] = []
+    used = 0
+    for item in offered:
+        left = room - used
+        cost = _item_cost(item, estimator)
+        if cost <= left:
+            chosen.append(item)
+            used += cost
+            continue
+        clipped = _clipped(item, left, estimator)
+        if clipped is not None:
+            chosen.append(clipped)
+            used += _item_cost(clipped, estimator)
+    return chosen, used
+
+
+def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
+    """``offered`` without what can be worked out again: every item's matched terms (the
+    query's terms in its text), and a segment title the item before already gave."""
+    slim: list[Evidence] = []
+    previous = ""
+    for item in offered:
+        title = "" if item.segment_id == previous else item.segment_title
+        slim.append(attrs.evolve(item, segment_title=title, matched_terms=()))
+        previous = item.segment_id
+    return slim
 
 
 def _lean(item: Evidence) -> Evidence:
@@ -210,23 +246,21 @@ def _shape(
     paths = [full, compact, terse] if full_path else [compact, terse]
     path: tuple[NavigationStep, ...] = ()
     used = base + reserve
+    path_costs: dict[int, int] = {}
     for candidate in paths:
         cost = rendered_cost(attrs.evolve(frame, steps=candidate), estimator)
+        path_costs[id(candidate)] = cost - base
         if cost - base <= allowance and cost + reserve <= budget:
             path, used = candidate, cost + reserve
             break
-    chosen: list[Evidence] = []
-    for item in offered:
-        room = budget - used
-        cost = _item_cost(item, estimator)
-        if cost <= room:
-            chosen.append(item)
-            used += cost
-            continue
-        clipped = _clipped(item, room, estimator)
-        if clipped is not None:
-            chosen.append(clipped)
-            used += _item_cost(clipped, estimator)
+    chosen, used_by = _fill(offered, budget - used, estimator)
+    if len(chosen) < len(offered):
+        # Not everything fits as it is: items without what their ids lead back to (grips,
+        # matched terms, a title said by the item before) make room for more of them.
+        slim, slim_used = _fill(_slimmed(offered), budget - used, estimator)
+        if len(slim) > len(chosen):
+            chosen, used_by = slim, slim_used
+    used += used_by
     if offered and not chosen:
         # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
         lean = _clipped(_lean(offered[0]), budget - used, estimator, _SHORTEST_LEAN_CLIP)
@@ -241,12 +275,16 @@ def _shape(
         reason = f"{reason}; {told}" if reason else told
     partial = result.partial or len(chosen) < len(offered)
     shaped = attrs.evolve(frame, steps=path, evidence=tuple(chosen), reason=reason, partial=partial)
-    # What the evidence left may show more of the path.
+    # What the evidence left may show more of the path (each path's cost was measured on
+    # the frame; the final check in _settle measures the whole).
     wider = [full, compact, terse] if not full_path else []
     for candidate in wider:
         if candidate == path:
             break
-        if rendered_cost(attrs.evolve(shaped, steps=candidate), estimator) <= budget:
+        extra = path_costs.setdefault(
+            id(candidate), rendered_cost(attrs.evolve(frame, steps=candidate), estimator) - base
+        )
+        if used - path_costs.get(id(path), 0) + extra <= budget:
             shaped = attrs.evolve(shaped, steps=candidate)
             break
     return shaped
