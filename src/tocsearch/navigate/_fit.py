@@ -9,9 +9,9 @@ with the path). Neither may exceed the budget. Within it:
 2. the path, one step per phase within a tenth of the budget (or the full path when the
    caller asked for it);
 3. the evidence, best first: every candidate that fits, an event too long for what is left
-   clipped to fit (and marked so) rather than dropped; when not all fit, items without what
-   can be worked out again (matched terms, a segment title the item before gave), if that
-   returns more of them;
+   clipped to fit (and marked so) rather than dropped; when not all fit, the items after the
+   best one without what can be worked out again (matched terms, a segment title the item
+   before gave), if that returns more of them;
 4. with room left, the full path in place of the one-step-per-phase summary.
 """
 
@@ -136,11 +136,12 @@ def _fill(
 
 
 def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
-    """``offered`` without what can be worked out again: every item's matched terms (the
-    query's terms in its text), and a segment title the item before already gave."""
-    slim: list[Evidence] = []
-    previous = ""
-    for item in offered:
+    """``offered`` without what can be worked out again, but for the best item, which stays
+    whole: the matched terms (the query's terms in its text), and a segment title the item
+    before already gave."""
+    slim: list[Evidence] = list(offered[:1])
+    previous = offered[0].segment_id if offered else ""
+    for item in offered[1:]:
         title = "" if item.segment_id == previous else item.segment_title
         slim.append(attrs.evolve(item, segment_title=title, matched_terms=()))
         previous = item.segment_id
@@ -160,9 +161,9 @@ def _clipped(
     than ``shortest`` characters of it would be left."""
     if item.kind is not EvidenceKind.EVENT and shortest >= _SHORTEST_CLIP:
         return None
-    bare = _item_cost(attrs.evolve(item, text="", clipped=True), estimator)
-    if bare >= room:
-        return None
+    shortest_text = _prefix(item.text, min(shortest, len(item.text)))
+    if _item_cost(attrs.evolve(item, text=shortest_text, clipped=True), estimator) > room:
+        return None  # not even the shortest clip fits: no search
     low, high = 0, len(item.text)
     # The largest prefix that fits: the estimator need not be linear, so search for it.
     while low < high:
@@ -198,12 +199,13 @@ def fit(
     # says how many items fit follows it.
     halts = [part for part in result.reason.split("; ") if part.startswith("stopped after")]
     brief = attrs.evolve(result, reason="; ".join(halts), tokens_used=budget)
-    base = frame_cost(brief, estimator)
-    if base > budget:
-        raise InvalidArgument(
-            f"token_budget={budget} is too small for this query: its question, time hints "
-            f"and terms alone take {base} tokens"
-        )
+    if frame_cost(attrs.evolve(result, tokens_used=budget), estimator) > budget:
+        base = frame_cost(brief, estimator)
+        if base > budget:
+            raise InvalidArgument(
+                f"token_budget={budget} is too small for this query: its question, time "
+                f"hints and terms alone take {base} tokens"
+            )
     shaped = _shape(result, offered, budget, estimator, full_path, note)
     if offered and not shaped.evidence:
         # Not even one lean item fits beside the whole reason: the reason in brief, and the

@@ -48,7 +48,7 @@ def _candidates(
     chosen: dict[str, TocNode] = {node.node_id: node for node in seeded}
     for node in walk.book.segments_best_first():
         chosen.setdefault(node.node_id, node)
-    route = DigestRoute(walk.storage, walk.lens, ranges)
+    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
     years = route.years()
     rest: Iterator[TocNode]
     if years is not None:

@@ -32,10 +32,18 @@ _DEEPER: dict[TocLevel, tuple[TocLevel, ...]] = {
 class DigestRoute:
     """Digest-guided enumeration of the segments of ``ranges`` (all, when empty)."""
 
-    def __init__(self, storage: Storage, lens: Lens, ranges: Sequence[TimeRange]) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        lens: Lens,
+        ranges: Sequence[TimeRange],
+        stored: dict[str, list[TocNode]] | None = None,
+    ) -> None:
         self.storage = storage
         self.lens = lens
         self.ranges = ranges
+        # Stored children by parent id, shared by the routes of one walk.
+        self._stored = stored if stored is not None else {}
         self._children: dict[str, tuple[list[TocNode], bool]] = {}
         # Per level, how many nodes the first pass (every term needed) considered and skipped.
         self.pruning: dict[TocLevel, list[int]] = {}
@@ -134,10 +142,13 @@ class DigestRoute:
         whose segments carry no digest."""
         cached = self._children.get(node.node_id)
         if cached is None:
-            try:
-                stored = self.storage.get_child_nodes(node.node_id)
-            except NotFound:
-                stored = []
+            stored = self._stored.get(node.node_id)
+            if stored is None:
+                try:
+                    stored = self.storage.get_child_nodes(node.node_id)
+                except NotFound:
+                    stored = []
+                self._stored[node.node_id] = stored
             deeper = _DEEPER[node.level]
             ranges = self.ranges
             children = [
@@ -153,7 +164,7 @@ class DigestRoute:
 def may_hold_all(walk: Walk, ranges: Sequence[TimeRange]) -> bool:
     """Whether the digests of ``ranges`` say some segment there may hold every term (False
     when they cannot tell: a store without digests)."""
-    route = DigestRoute(walk.storage, walk.lens, ranges)
+    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
     years = route.years()
     if years is None:
         return False

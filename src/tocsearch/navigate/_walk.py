@@ -37,6 +37,9 @@ class Walk:
     lens: Lens
     trail: Trail
     book: EvidenceBook
+    # The stored children of the nodes a digest route opened, by parent id: the scan, the
+    # grep and the check of a period read the same branches.
+    children: dict[str, list[TocNode]] = attrs.field(factory=dict)
 
 
 def search(
