@@ -78,9 +78,11 @@ def _optional_text(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise InvalidArgument(f"{attribute.name} must be a string or None, got {value!r}")
 
 
-def _at_least(minimum: int) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+def _at_least(
+    minimum: int, maximum: int | None = None
+) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
     def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        whole_number(attribute.name, value, minimum)
+        whole_number(attribute.name, value, minimum, maximum)
 
     return check
 
@@ -206,16 +208,16 @@ def texts_field(description: str) -> Any:
     return attrs.field(default=(), converter=tuple, metadata=_metadata(schema, _json_texts))
 
 
-def count_field(description: str, *, default: int, minimum: int) -> Any:
-    """A whole number of at least ``minimum``."""
-    schema = {
-        "type": "integer",
-        "minimum": minimum,
-        "default": default,
-        "description": description,
-    }
+def count_field(description: str, *, default: int, minimum: int, maximum: int | None = None) -> Any:
+    """A whole number of at least ``minimum`` (and, when given, at most ``maximum``)."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    schema.update(default=default, description=description)
     return attrs.field(
-        default=default, validator=_at_least(minimum), metadata=_metadata(schema, _json_whole)
+        default=default,
+        validator=_at_least(minimum, maximum),
+        metadata=_metadata(schema, _json_whole),
     )
 
 

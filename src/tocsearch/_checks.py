@@ -21,14 +21,17 @@ from tocsearch.errors import InvalidArgument
 __all__ = ["in_utc", "whole_number"]
 
 
-def whole_number(name: str, value: int, minimum: int = 1) -> int:
-    """``value`` when it is an ``int`` (a ``bool`` is not) of at least ``minimum``.
+def whole_number(name: str, value: int, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` when it is an ``int`` (a ``bool`` is not) of at least ``minimum`` and, when
+    given, at most ``maximum``.
 
     Raises:
-        InvalidArgument: it is not; the message names ``name`` and shows the value.
+        InvalidArgument: it is not; the message names ``name``, the bounds and the value.
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidArgument(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InvalidArgument(f"{name} must be at most {maximum}, got {value!r}")
     return value
 
 

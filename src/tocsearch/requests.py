@@ -36,6 +36,7 @@ from tocsearch._arguments import (
     text_field,
     texts_field,
 )
+from tocsearch._limits import CONTEXT_EVENTS_LIMIT
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.search import DEFAULT_LIMIT, SearchField
@@ -58,6 +59,14 @@ _NAVIGATION_BUDGET = 2000
 """The navigator's token budget when a request names none."""
 _CONTEXT = 3
 """Events of context shown on either side of an expanded grip or event."""
+
+
+def _context_field(description: str) -> Any:
+    """Events of context on one side: 3 by default, at most
+    :data:`~tocsearch._limits.CONTEXT_EVENTS_LIMIT` (100), so one request cannot ask for a
+    whole history."""
+    return count_field(description, default=_CONTEXT, minimum=0, maximum=CONTEXT_EVENTS_LIMIT)
+
 
 _FIELDS = "Fields to search; empty or absent means all fields."
 _BUDGET = (
@@ -171,12 +180,8 @@ class ExpandGripRequest:
     """The events behind a grip, with some context on either side."""
 
     grip_id: str = text_field("A grip id such as grip:1769781900000:a1 (from a bullet).")
-    events_before: int = count_field(
-        "Events of context before the grip.", default=_CONTEXT, minimum=0
-    )
-    events_after: int = count_field(
-        "Events of context after the grip.", default=_CONTEXT, minimum=0
-    )
+    events_before: int = _context_field("Events of context before the grip.")
+    events_after: int = _context_field("Events of context after the grip.")
 
 
 @attrs.frozen
@@ -184,12 +189,8 @@ class ExpandEventRequest:
     """One raw event (as cited by navigator evidence), with some context on either side."""
 
     event_id: str = text_field("An event id such as evt:1769781900000:a1.")
-    events_before: int = count_field(
-        "Events of context before the event.", default=_CONTEXT, minimum=0
-    )
-    events_after: int = count_field(
-        "Events of context after the event.", default=_CONTEXT, minimum=0
-    )
+    events_before: int = _context_field("Events of context before the event.")
+    events_after: int = _context_field("Events of context after the event.")
 
 
 @attrs.frozen
@@ -199,8 +200,8 @@ class ExpandRequest:
     target: str = text_field(
         "A grip id (grip:..., from a bullet) or an event id (evt:..., from evidence)."
     )
-    events_before: int = count_field("Events of context before.", default=_CONTEXT, minimum=0)
-    events_after: int = count_field("Events of context after.", default=_CONTEXT, minimum=0)
+    events_before: int = _context_field("Events of context before.")
+    events_after: int = _context_field("Events of context after.")
 
     def as_grip(self) -> ExpandGripRequest:
         """The same request for a grip."""

@@ -34,11 +34,16 @@ from tests._support.storage_helpers import BACKENDS as ALL_BACKENDS
 from tests._support.storage_helpers import open_store
 from tests.strategies import any_text
 
-from tocsearch.errors import ImportFailed
+from tocsearch._limits import CONTEXT_EVENTS_LIMIT
+from tocsearch.errors import ImportFailed, InvalidArgument
+from tocsearch.examples import EXAMPLE_END, example_path
 from tocsearch.ids import event_id
 from tocsearch.importers import DEPTH_LIMIT, event_to_json_line, load_events, load_jsonl
 from tocsearch.models import Event
+from tocsearch.service import ExpandEventRequest, MemoryService
+from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.text import encodable
+from tocsearch.tools import AgentTools
 
 START = 1_769_781_900  # 2026-01-30T14:05:00Z
 GOOD_LINES = 6_000
@@ -418,3 +423,65 @@ def test_lenient_import_never_raises_on_arbitrary_lines(lines: list[str]) -> Non
     assert len(result.events) + len(result.problems) <= result.records_read
     for event in result.events:
         event_to_json_line(event).encode("utf-8")
+
+
+# --- requests that ask for unbounded work or give a budget of nothing ------------------------
+
+
+@pytest.fixture(scope="module")
+def example_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSON-directory store of the bundled example history."""
+    path = tmp_path_factory.mktemp("example")
+    status, _, err = run("ingest", str(example_path()), "--store", str(path))
+    assert status == 0, err
+    return path
+
+
+def test_expand_context_is_capped_everywhere(example_store: Path) -> None:
+    """events_before/events_after above the cap are refused with the same rule by the service,
+    the agent tools and the command line; the cap itself is served in full."""
+    with JsonDirStorage(example_store, readonly=True) as storage:
+        service = MemoryService(storage)
+        middle = storage.get_events()[240]
+        around = service.expand_event(
+            ExpandEventRequest(middle.event_id, CONTEXT_EVENTS_LIMIT, CONTEXT_EVENTS_LIMIT)
+        )
+        assert len(around.events_before) + len(around.events_after) > 0
+        message = f"events_after must be at most {CONTEXT_EVENTS_LIMIT}, got {10**9}"
+        with pytest.raises(InvalidArgument, match=message):
+            service.expand_event(ExpandEventRequest(middle.event_id, 3, 10**9))
+        tools = AgentTools(storage, now=EXAMPLE_END)
+        for name, target in (("expand_event", "event_id"), ("expand_grip", "grip_id")):
+            answer = json.loads(tools.handle_tool_call(name, {target: "x", "events_before": 10**9}))
+            assert answer["error"]["type"] == "InvalidArgument"
+            assert f"at most {CONTEXT_EVENTS_LIMIT}" in answer["error"]["message"]
+        schema = {spec["name"]: spec for spec in AgentTools.definitions()}
+        limits = schema["expand_grip"]["parameters"]["properties"]["events_after"]
+        assert limits["maximum"] == CONTEXT_EVENTS_LIMIT
+    store = ("--store", str(example_store))
+    status, _, err = run("expand", middle.event_id, "--before", str(10**9), *store)
+    assert status == 2
+    assert f"argument --before: expected at most {CONTEXT_EVENTS_LIMIT}, got {10**9}" in err
+    status, out, err = run("expand", middle.event_id, "--after", "100", "--json", *store)
+    assert status == 0, err
+    assert len(json.loads(out)["events_after"]) <= CONTEXT_EVENTS_LIMIT
+
+
+def test_a_token_budget_of_zero_is_refused_by_every_tool(example_store: Path) -> None:
+    """navigate refuses token_budget 0 with the message search_node gives, instead of using
+    the default."""
+    with JsonDirStorage(example_store, readonly=True) as storage:
+        tools = AgentTools(storage, now=EXAMPLE_END)
+        answers = [
+            json.loads(tools.handle_tool_call(name, {**arguments, "token_budget": 0}))
+            for name, arguments in (
+                ("navigate", {"query": "jwt refresh"}),
+                ("search_node", {"node_id": "toc:year:2026", "query": "jwt refresh"}),
+                ("search_children", {"query": "jwt refresh"}),
+            )
+        ]
+    for answer in answers:
+        assert answer["error"] == {
+            "type": "InvalidArgument",
+            "message": "token_budget must be a whole number of at least 1, got 0",
+        }

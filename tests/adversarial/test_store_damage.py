@@ -10,10 +10,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from tests._support.cli import run
 from tests._support.storage_helpers import make_event, make_node
 
-from tocsearch import ids
+from tocsearch import check_tree, ids
 from tocsearch.errors import StorageError, StoreCorrupted
+from tocsearch.examples import example_path
 from tocsearch.levels import TocLevel
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.shelf import ShelveStorage
@@ -177,6 +179,26 @@ def test_jsondir_linked_tree_file_is_not_read(tmp_path: Path) -> None:
             store.get_node(ids.day_id(_T0.date()))
         with pytest.raises(StoreCorrupted, match="symbolic link"):
             store.check()
+
+
+def test_jsondir_record_file_that_is_a_folder_is_named(tmp_path: Path) -> None:
+    """A segment file of an ingested store replaced by a folder is reported as StoreCorrupted by
+    check_tree and by a search on the command line, never as a raw IsADirectoryError."""
+    path = tmp_path / "store"
+    status, _, err = run("ingest", str(example_path()), "--store", str(path))
+    assert status == 0, err
+    segment_file = sorted((path / "nodes" / "segment").iterdir())[0]
+    segment_file.unlink()
+    segment_file.mkdir()
+    with (
+        JsonDirStorage(path, readonly=True) as store,
+        pytest.raises(StoreCorrupted, match="is a folder where a record file belongs"),
+    ):
+        check_tree(store)
+    status, _, err = run("search", "-q", "jwt", "--level", "segment", "--store", str(path))
+    assert status == 1
+    assert f"{segment_file} is a folder where a record file belongs" in err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("backend", [JsonDirStorage, ShelveStorage])

@@ -87,8 +87,8 @@ def shared_options() -> SharedOptions:
     return SharedOptions(store=store, output=output)
 
 
-def whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse type for whole numbers of at least ``minimum``."""
+def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type for whole numbers of at least ``minimum`` (and at most ``maximum``)."""
 
     def parse(text: str) -> int:
         try:
@@ -97,6 +97,8 @@ def whole_number(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"expected at most {maximum}, got {value}")
         return value
 
     return parse

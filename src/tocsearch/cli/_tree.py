@@ -8,14 +8,15 @@ from typing import TextIO
 from tocsearch import _render
 from tocsearch._arguments import field_default
 from tocsearch._clock import local_zone
+from tocsearch._limits import CONTEXT_EVENTS_LIMIT
 from tocsearch._render import TOOL_OUTPUT_SHOWN
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
     emit,
-    non_negative,
     open_store,
     positive,
+    whole_number,
     zone,
 )
 from tocsearch.converter import to_dict
@@ -32,18 +33,15 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         "expand", parents=parents, help="show the events behind a grip or an event id"
     )
     expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
-    expand.add_argument(
-        "--before",
-        type=non_negative,
-        default=field_default(ExpandRequest, "events_before"),
-        help="events of context before (default: %(default)s)",
-    )
-    expand.add_argument(
-        "--after",
-        type=non_negative,
-        default=field_default(ExpandRequest, "events_after"),
-        help="events of context after (default: %(default)s)",
-    )
+    context = whole_number(0, CONTEXT_EVENTS_LIMIT)
+    for side in ("before", "after"):
+        expand.add_argument(
+            f"--{side}",
+            type=context,
+            default=field_default(ExpandRequest, f"events_{side}"),
+            metavar="N",
+            help=f"events of context {side} (default: %(default)s, at most {CONTEXT_EVENTS_LIMIT})",
+        )
     expand.add_argument(
         "--full",
         action="store_true",

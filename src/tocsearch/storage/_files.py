@@ -174,6 +174,10 @@ def read_bytes(path: Path) -> bytes | None:
         fd = open_file(path, READ_FLAGS)
     except FileNotFoundError:
         return None
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        # os.open of a folder for reading succeeds on POSIX; reading it would not.
+        os.close(fd)
+        raise StoreCorrupted(f"{path} is a folder where a record file belongs")
     with open(fd, "rb", closefd=True) as stream:
         return stream.read()
 
