@@ -41,7 +41,7 @@ from tocsearch.ids import event_id
 from tocsearch.importers import DEPTH_LIMIT, event_to_json_line, load_events, load_jsonl
 from tocsearch.models import Event
 from tocsearch.service import ExpandEventRequest, MemoryService
-from tocsearch.storage.jsondir import JsonDirStorage
+from tocsearch.storage import open_store as open_any_store
 from tocsearch.text import encodable
 from tocsearch.tools import AgentTools
 
@@ -430,7 +430,7 @@ def test_lenient_import_never_raises_on_arbitrary_lines(lines: list[str]) -> Non
 
 @pytest.fixture(scope="module")
 def example_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A JSON-directory store of the bundled example history."""
+    """A store (of the default backend) holding the bundled example history."""
     path = tmp_path_factory.mktemp("example")
     status, _, err = run("ingest", str(example_path()), "--store", str(path))
     assert status == 0, err
@@ -440,7 +440,7 @@ def example_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_expand_context_is_capped_everywhere(example_store: Path) -> None:
     """events_before/events_after above the cap are refused with the same rule by the service,
     the agent tools and the command line; the cap itself is served in full."""
-    with JsonDirStorage(example_store, readonly=True) as storage:
+    with open_any_store(example_store, readonly=True) as storage:
         service = MemoryService(storage)
         middle = storage.get_events()[240]
         around = service.expand_event(
@@ -470,7 +470,7 @@ def test_expand_context_is_capped_everywhere(example_store: Path) -> None:
 def test_a_token_budget_of_zero_is_refused_by_every_tool(example_store: Path) -> None:
     """navigate refuses token_budget 0 with the message search_node gives, instead of using
     the default."""
-    with JsonDirStorage(example_store, readonly=True) as storage:
+    with open_any_store(example_store, readonly=True) as storage:
         tools = AgentTools(storage, now=EXAMPLE_END)
         answers = [
             json.loads(tools.handle_tool_call(name, {**arguments, "token_budget": 0}))

@@ -182,14 +182,17 @@ def test_jsondir_linked_tree_file_is_not_read(tmp_path: Path) -> None:
 
 
 def test_jsondir_record_file_that_is_a_folder_is_named(tmp_path: Path) -> None:
-    """A segment file of an ingested store replaced by a folder is reported as StoreCorrupted by
-    check_tree and by a search on the command line, never as a raw IsADirectoryError."""
+    """A month's tree file of an ingested store replaced by a folder is reported as
+    StoreCorrupted by check_tree and by a search on the command line, never as a raw
+    IsADirectoryError."""
     path = tmp_path / "store"
-    status, _, err = run("ingest", str(example_path()), "--store", str(path))
+    status, _, err = run(
+        "ingest", str(example_path()), "--store", str(path), "--backend", "jsondir"
+    )
     assert status == 0, err
-    segment_file = sorted((path / "nodes" / "segment").iterdir())[0]
-    segment_file.unlink()
-    segment_file.mkdir()
+    tree_file = sorted((path / "months").glob("*.tree.json"))[0]
+    tree_file.unlink()
+    tree_file.mkdir()
     with (
         JsonDirStorage(path, readonly=True) as store,
         pytest.raises(StoreCorrupted, match="is a folder where a record file belongs"),
@@ -197,7 +200,7 @@ def test_jsondir_record_file_that_is_a_folder_is_named(tmp_path: Path) -> None:
         check_tree(store)
     status, _, err = run("search", "-q", "jwt", "--level", "segment", "--store", str(path))
     assert status == 1
-    assert f"{segment_file} is a folder where a record file belongs" in err
+    assert f"{tree_file} is a folder where a record file belongs" in err
     assert "Traceback" not in err
 
 
