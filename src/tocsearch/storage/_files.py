@@ -94,13 +94,18 @@ def open_file(path: Path | str, flags: int, mode: int = 0o644) -> int:
     if not _NOFOLLOW and os.path.islink(path):
         raise linked_error(path)
     try:
-        return os.open(path, flags, mode)
+        fd = os.open(path, flags, mode)
     except IsADirectoryError:
         raise StoreCorrupted(f"{path} is a folder where a record file belongs") from None
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise linked_error(path) from None
         raise
+    # Opening a folder for reading succeeds on POSIX; only reading it would fail, unclearly.
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreCorrupted(f"{path} is a folder where a record file belongs")
+    return fd
 
 
 def fsync_dir(directory: Path) -> None:
@@ -174,10 +179,6 @@ def read_bytes(path: Path) -> bytes | None:
         fd = open_file(path, READ_FLAGS)
     except FileNotFoundError:
         return None
-    if stat.S_ISDIR(os.fstat(fd).st_mode):
-        # os.open of a folder for reading succeeds on POSIX; reading it would not.
-        os.close(fd)
-        raise StoreCorrupted(f"{path} is a folder where a record file belongs")
     with open(fd, "rb", closefd=True) as stream:
         return stream.read()
 
