@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -17,10 +17,11 @@ from tocsearch import ids
 from tocsearch.errors import InvalidArgument
 from tocsearch.ingest import BuildConfig
 from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
 from tocsearch.navigate import Navigator, TimeRange, parse_time_hints
 from tocsearch.search import rank_nodes
 from tocsearch.storage import InMemoryStorage
-from tocsearch.summarize import ExtractiveSummarizer
+from tocsearch.summarize import ExtractiveSummarizer, Summary
 from tocsearch.text import ELLIPSIS, clip, collapse_spaces
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "tocsearch"
@@ -114,3 +115,36 @@ def test_a_clipped_text_fits_on_one_line_and_starts_the_text(text: str, limit: i
     elif limit > 1:
         assert clipped.endswith(ELLIPSIS)
         assert whole.startswith(clipped[: -len(ELLIPSIS)])
+
+
+RECORD_USERS: list[tuple[str, Callable[[], object]]] = [
+    (
+        "bullets must hold TocBullet records, got 'x'",
+        lambda: TocNode(
+            node_id="toc:day:2026-01-30",
+            level=TocLevel.DAY,
+            title="t",
+            start_time=NAIVE.replace(tzinfo=timezone.utc),
+            end_time=NAIVE.replace(tzinfo=timezone.utc),
+            bullets=["x"],  # type: ignore[list-item]
+        ),
+    ),
+    (
+        "Summary.bullets must hold SummaryBullet records, got 'x'",
+        lambda: Summary("t", ["x"]),  # type: ignore[list-item]
+    ),
+    (
+        "Summary.bullets must be a collection of SummaryBullet records, got 3",
+        lambda: Summary("t", 3),  # type: ignore[arg-type]
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "make"), RECORD_USERS)
+def test_every_collection_of_records_is_checked_alike(
+    message: str, make: Callable[[], object]
+) -> None:
+    """A collection that holds something other than the records it should is refused with one
+    message shape everywhere, naming the field and the stray value."""
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        make()

@@ -14,11 +14,15 @@ tocsearch.errors.InvalidArgument: limit must be a whole number of at least 1, go
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from tocsearch.errors import InvalidArgument
 
-__all__ = ["in_utc", "whole_number"]
+__all__ = ["in_utc", "records_of", "whole_number"]
+
+_R = TypeVar("_R")
 
 
 def whole_number(name: str, value: int, minimum: int = 1, maximum: int | None = None) -> int:
@@ -49,3 +53,21 @@ def in_utc(
     if value.tzinfo is None or value.utcoffset() is None:
         raise error(f"{name} must be timezone-aware, got naive {value.isoformat()}")
     return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
+
+
+def records_of(kind: type[_R], values: Iterable[_R], name: str) -> tuple[_R, ...]:
+    """``values`` as a tuple when every one is a ``kind`` record.
+
+    Raises:
+        InvalidArgument: ``values`` is not a collection, or holds something else.
+    """
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise InvalidArgument(
+            f"{name} must be a collection of {kind.__name__} records, got {values!r}"
+        ) from None
+    for item in items:
+        if not isinstance(item, kind):
+            raise InvalidArgument(f"{name} must hold {kind.__name__} records, got {item!r}")
+    return items

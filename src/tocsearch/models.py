@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from tocsearch._checks import in_utc
+from tocsearch._checks import in_utc, records_of
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.ids import parse_event_id, parse_grip_id, parse_node_id
 from tocsearch.levels import TocLevel
@@ -87,11 +87,7 @@ def _str_tuple(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def _bullet_tuple(values: Iterable[TocBullet]) -> tuple[TocBullet, ...]:
-    bullets = tuple(values)
-    for bullet in bullets:
-        if not isinstance(bullet, TocBullet):
-            raise InvalidArgument(f"bullets must be TocBullet records, got {bullet!r}")
-    return bullets
+    return records_of(TocBullet, values, "bullets")
 
 
 def _metadata(values: Mapping[str, str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from tocsearch._checks import records_of
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event
 
@@ -38,11 +39,7 @@ def _nonblank(instance: Any, attribute: attrs.Attribute[str], value: str) -> Non
 
 
 def _bullets(values: Iterable[SummaryBullet]) -> tuple[SummaryBullet, ...]:
-    items = tuple(values)
-    for item in items:
-        if not isinstance(item, SummaryBullet):
-            raise InvalidArgument(f"Summary.bullets must hold SummaryBullet records, got {item!r}")
-    return items
+    return records_of(SummaryBullet, values, "Summary.bullets")
 
 
 @attrs.frozen
