@@ -9,14 +9,15 @@ from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from typing import TextIO
 
-from tocsearch.cli import _check, _ingest, _mcp, _query, _tree
+from tocsearch import __version__
+from tocsearch.cli import _check, _ingest, _mcp, _query, _stats, _sync, _tree
 from tocsearch.cli._common import CommandError, Parser, Run, shared_options
 from tocsearch.errors import StoreCorrupted, TocsearchError
 
 __all__ = ["build_parser", "main"]
 
 # Each module adds its own commands, so a new command is a new module and one entry here.
-_COMMAND_MODULES = (_ingest, _query, _tree, _check, _mcp)
+_COMMAND_MODULES = (_ingest, _sync, _query, _tree, _stats, _check, _mcp)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tocsearch",
         description="Find things in long conversation histories through a time table of contents.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True

@@ -10,7 +10,7 @@ import attrs
 
 from tocsearch.errors import ImportFailed
 
-__all__ = ["Line", "check_file", "iter_lines", "read_text"]
+__all__ = ["Line", "check_file", "iter_complete_lines", "iter_lines", "read_text"]
 
 _SNIFF_BYTES = 8192
 _BOM = codecs.BOM_UTF8
@@ -85,12 +85,36 @@ def iter_lines(path: Path) -> Iterator[Line]:
         for number, raw in enumerate(stream, start=1):
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                bad = raw[error.start : error.start + 1].hex()
-                yield Line(
-                    number, None, f"not UTF-8 text (byte 0x{bad} at column {error.start + 1})"
-                )
-                continue
-            yield Line(number, text.rstrip("\r\n"))
+            yield _decoded(number, raw)
+
+
+def _decoded(number: int, raw: bytes) -> Line:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = raw[error.start : error.start + 1].hex()
+        return Line(number, None, f"not UTF-8 text (byte 0x{bad} at column {error.start + 1})")
+    return Line(number, text.rstrip("\r\n"))
+
+
+def iter_complete_lines(path: Path, start: int, first_number: int) -> Iterator[tuple[Line, int]]:
+    """The whole lines of a file from byte ``start`` on, each with the offset just past it.
+
+    A last line without its newline is left out: a writer may still be appending to it, and
+    the next read from the returned offset picks it up whole. ``first_number`` numbers the
+    first line read.
+
+    Raises:
+        ImportFailed: the file is missing or binary.
+    """
+    check_file(path)
+    with path.open("rb") as stream:
+        stream.seek(start)
+        offset = start
+        for number, raw in enumerate(stream, start=first_number):
+            if not raw.endswith(b"\n"):
+                return
+            offset += len(raw)
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            yield _decoded(number, raw), offset

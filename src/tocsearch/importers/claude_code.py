@@ -49,11 +49,19 @@ from tocsearch.importers._fields import (
 )
 from tocsearch.importers._json import parse_record
 from tocsearch.importers._records import ImportResult
-from tocsearch.importers._source import iter_lines
+from tocsearch.importers._source import Line, iter_complete_lines, iter_lines
 from tocsearch.models import Event, EventRole, EventType
 from tocsearch.text import clip
 
-__all__ = ["AGENT", "claude_code_files", "load_claude_code", "project_folder", "tool_call_text"]
+__all__ = [
+    "AGENT",
+    "TranscriptTail",
+    "claude_code_files",
+    "load_claude_code",
+    "load_claude_code_tail",
+    "project_folder",
+    "tool_call_text",
+]
 
 AGENT = "claude-code"
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -127,21 +135,33 @@ class _FileReader:
 
     def read(self) -> None:
         for line in iter_lines(self.path):
-            where = f"line {line.number}"
-            if line.text is None:
-                self.collector.records_read += 1
-                self._problem(where, line.decode_error or "not UTF-8 text")
-                continue
-            if not line.text.strip():
-                continue
+            self._line(line)
+
+    def read_from(self, start: int, first_number: int) -> tuple[int, int]:
+        """Read the whole lines from byte ``start``; returns the offset and the number of the
+        last line read (``start`` and ``first_number - 1`` when there was none)."""
+        offset, number = start, first_number - 1
+        for line, after in iter_complete_lines(self.path, start, first_number):
+            self._line(line)
+            offset, number = after, line.number
+        return offset, number
+
+    def _line(self, line: Line) -> None:
+        where = f"line {line.number}"
+        if line.text is None:
             self.collector.records_read += 1
-            try:
-                events = self._events(parse_record(line.text))
-            except BadRecord as bad:
-                self._problem(where, bad.reason)
-                continue
-            if events:
-                self.collector.add(events, where, path=self.display)
+            self._problem(where, line.decode_error or "not UTF-8 text")
+            return
+        if not line.text.strip():
+            return
+        self.collector.records_read += 1
+        try:
+            events = self._events(parse_record(line.text))
+        except BadRecord as bad:
+            self._problem(where, bad.reason)
+            return
+        if events:
+            self.collector.add(events, where, path=self.display)
 
     def _problem(self, where: str, reason: str) -> None:
         self.collector.problem(where, reason, path=self.display)
@@ -293,6 +313,59 @@ def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> Im
         _FileReader(collector, transcript, titles).read()
     result = collector.result()
     return attrs.evolve(result, events=_titled(result.events, titles))
+
+
+@attrs.frozen
+class TranscriptTail:
+    """What :func:`load_claude_code_tail` read: the events, where reading stopped (the byte
+    offset and the number of the last whole line), and the tool calls still awaiting their
+    results, to pass to the next read."""
+
+    result: ImportResult
+    offset: int
+    lines: int
+    open_calls: Mapping[str, str]
+
+
+def load_claude_code_tail(
+    path: str | os.PathLike[str],
+    *,
+    start: int = 0,
+    lines: int = 0,
+    open_calls: Mapping[str, str] | None = None,
+    strict: bool = False,
+) -> TranscriptTail:
+    """The events of the whole lines a transcript gained after byte ``start`` (``lines`` whole
+    lines came before it), for reading a growing transcript a piece at a time.
+
+    ``open_calls`` (tool call id -> tool name) carries the calls of earlier pieces whose results
+    may come in this one, so a result still names its tool. A summary line in this piece titles
+    the events of this piece only.
+
+    Raises:
+        ImportFailed: the file is missing or binary, or (in strict mode) a line is bad.
+    """
+    transcript = Path(path)
+    collector = Collector(os.fspath(path), strict=strict)
+    titles: dict[str, str] = {}
+    reader = _FileReader(collector, transcript, titles)
+    reader.tool_names.update(open_calls or {})
+    offset, last = reader.read_from(start, lines + 1)
+    result = collector.result()
+    answered = {
+        event.metadata.get("tool_use_id")
+        for event in result.events
+        if event.event_type is EventType.TOOL_RESULT
+    }
+    waiting = {call: name for call, name in reader.tool_names.items() if call not in answered}
+    # Only the newest calls can still be answered; a crashed session must not grow the state.
+    kept = dict(list(waiting.items())[-_OPEN_CALLS:])
+    return TranscriptTail(
+        attrs.evolve(result, events=_titled(result.events, titles)), offset, last, kept
+    )
+
+
+_OPEN_CALLS = 64
 
 
 def _titled(events: Sequence[Event], titles: Mapping[str, str]) -> tuple[Event, ...]:

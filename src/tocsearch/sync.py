@@ -1,0 +1,310 @@
+"""Incremental sync: read only what is new in Claude Code transcripts and ChatGPT exports.
+
+:func:`sync_sources` remembers, per source file, its identity (device and inode), size,
+modification time and how far it was read (see :mod:`tocsearch._sync_state`). On the next run:
+
+- a file whose identity, size and time are unchanged is not opened at all;
+- a Claude Code transcript that grew is read from where the last run stopped, whole lines only
+  (a line still being written waits for the next run);
+- a file that shrank or was replaced by another under its name is read again from its start;
+- a ChatGPT export (a folder holding ``conversations.json``, the file itself, or the ``.zip``
+  ChatGPT mails) is read again whole, but only when it changed.
+
+The events read go through the :class:`~tocsearch.ingest.TocBuilder`, which rebuilds only the
+days they fall on; the store is opened for writing only when there is something to write.
+
+>>> from tocsearch.sync import source_files
+>>> source_files([])
+[]
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import attrs
+
+from tocsearch._sync_state import FileState, load_state, save_state
+from tocsearch.errors import ImportFailed
+from tocsearch.importers._json import parse_document
+from tocsearch.importers.chatgpt import load_chatgpt, load_chatgpt_document
+from tocsearch.importers.claude_code import load_claude_code_tail
+from tocsearch.ingest import TocBuilder
+from tocsearch.models import Event
+from tocsearch.storage.protocol import Storage
+
+__all__ = [
+    "SourceFile",
+    "SyncReport",
+    "default_claude_projects",
+    "source_files",
+    "sync_sources",
+]
+
+_CLAUDE_CODE = "claude-code"
+_CHATGPT = "chatgpt"
+_CONVERSATIONS = "conversations.json"
+_BATCH = 5_000
+# A ChatGPT export's conversations.json is large, but not this large; a bigger member is refused
+# rather than unpacked into memory (a zip bomb).
+_MAX_MEMBER_BYTES = 4 * 1024**3
+
+
+@attrs.frozen
+class SourceFile:
+    """One file to sync and the format it holds."""
+
+    path: Path
+    kind: str
+
+
+@attrs.frozen
+class SyncReport:
+    """What one sync did.
+
+    Attributes:
+        store: the store directory written to.
+        files_seen: source files found.
+        files_unchanged: files skipped because nothing changed since the last sync.
+        files_read: files read (in part or whole).
+        files_reread: files read again from their start: shrunk, replaced, or changed exports.
+        bytes_read: bytes of transcript read (exports count their whole size).
+        events_read: events in what was read.
+        events_added: events the store did not hold yet.
+        days_rebuilt: days whose segments were rebuilt.
+        problems: records skipped, one line each (``path line N: reason``).
+    """
+
+    store: str
+    files_seen: int = 0
+    files_unchanged: int = 0
+    files_read: int = 0
+    files_reread: int = 0
+    bytes_read: int = 0
+    events_read: int = 0
+    events_added: int = 0
+    days_rebuilt: int = 0
+    problems: tuple[str, ...] = ()
+
+
+def default_claude_projects() -> Path:
+    """``~/.claude/projects``, where Claude Code keeps its session transcripts."""
+    return Path.home() / ".claude" / "projects"
+
+
+def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
+    """The files to sync below ``paths``, each once, in a stable order.
+
+    A folder holding ``conversations.json`` is a ChatGPT export; any other folder is searched
+    for Claude Code ``*.jsonl`` transcripts. A ``.zip`` or ``.json`` file is a ChatGPT export, a
+    ``.jsonl`` file a transcript.
+
+    Raises:
+        ImportFailed: a path does not exist or is a file of another kind.
+    """
+    found: dict[Path, SourceFile] = {}
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            if (path / _CONVERSATIONS).is_file():
+                files = [SourceFile(path / _CONVERSATIONS, _CHATGPT)]
+            else:
+                files = [
+                    SourceFile(transcript, _CLAUDE_CODE)
+                    for transcript in sorted(path.rglob("*.jsonl"))
+                    if transcript.is_file()
+                ]
+        elif path.is_file():
+            files = [SourceFile(path, _file_kind(path))]
+        else:
+            raise ImportFailed(f"{path}: no such file or directory")
+        for source in files:
+            found.setdefault(source.path.resolve(), source)
+    return list(found.values())
+
+
+def _file_kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return _CLAUDE_CODE
+    if suffix in (".zip", ".json"):
+        return _CHATGPT
+    raise ImportFailed(
+        f"{path}: not a Claude Code transcript (.jsonl) or a ChatGPT export (.json, .zip)"
+    )
+
+
+def sync_sources(
+    store: str | os.PathLike[str],
+    paths: Sequence[str | os.PathLike[str]],
+    open_writer: Callable[[], AbstractContextManager[Storage]],
+    *,
+    full: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> SyncReport:
+    """Read what is new in the files below ``paths`` into the store at ``store``.
+
+    Args:
+        store: the store directory; the sync state is kept in it.
+        paths: files and folders to read (see :func:`source_files`).
+        open_writer: opens the store for writing (creating it if need be); called only when
+            there is something to write.
+        full: read every file from its start, ignoring what earlier syncs remembered.
+        progress: called with a short line as files are read and events stored.
+
+    Raises:
+        ImportFailed: a path does not exist or is not a known kind of file.
+        StoreLocked: another writer holds the store.
+    """
+    root = Path(store)
+    sources = source_files(paths)
+    state = load_state(root)
+    remembered = {} if full else dict(state)
+    events: list[Event] = []
+    problems: list[str] = []
+    counts = {"unchanged": 0, "read": 0, "reread": 0, "bytes": 0}
+    for number, source in enumerate(sources, start=1):
+        key = os.fspath(source.path.resolve())
+        try:
+            stat = source.path.stat()
+        except OSError as error:
+            problems.append(f"{source.path}: {error.strerror or error}")
+            continue
+        known = remembered.get(key)
+        if known is not None and known.kind == source.kind and known.unchanged(stat):
+            counts["unchanged"] += 1
+            continue
+        if source.kind == _CLAUDE_CODE:
+            start, entry, read, bad = _read_transcript(source.path, stat, known)
+        else:
+            start, entry, read, bad = _read_export(source.path, stat)
+        if known is not None and start == 0:
+            counts["reread"] += 1
+        counts["read"] += 1
+        counts["bytes"] += entry.offset - start
+        events.extend(read)
+        problems.extend(bad)
+        state[key] = entry
+        if progress is not None and number % 50 == 0:
+            progress(f"read {number:,}/{len(sources):,} files, {len(events):,} events")
+    added = rebuilt = 0
+    read_count = len(events)
+    events = _first_of_each_id(events, problems)
+    if events:
+        with open_writer() as storage:
+            builder = TocBuilder(storage)
+            # Stored events are immutable: a re-read export whose conversation was renamed
+            # (new metadata, same ids) keeps what was stored and adds only what is new.
+            events = [event for event in events if not storage.has_event(event.event_id)]
+            for start in range(0, len(events), _BATCH):
+                report = builder.ingest(events[start : start + _BATCH])
+                added += report.events_added
+                rebuilt += report.days_rebuilt
+                if progress is not None and len(events) > _BATCH:
+                    done = min(start + _BATCH, len(events))
+                    progress(f"stored {done:,}/{len(events):,} events")
+    if state != remembered or full:
+        root.mkdir(parents=True, exist_ok=True)
+        save_state(root, state)
+    return SyncReport(
+        store=os.fspath(root),
+        files_seen=len(sources),
+        files_unchanged=counts["unchanged"],
+        files_read=counts["read"],
+        files_reread=counts["reread"],
+        bytes_read=counts["bytes"],
+        events_read=read_count,
+        events_added=added,
+        days_rebuilt=rebuilt,
+        problems=tuple(problems),
+    )
+
+
+def _first_of_each_id(events: Sequence[Event], problems: list[str]) -> list[Event]:
+    """Each event id once, the first read kept, as one import of all the files would: a resumed
+    session repeats earlier lines in its new file."""
+    kept: dict[str, Event] = {}
+    for event in events:
+        first = kept.setdefault(event.event_id, event)
+        if first is not event and first != event:
+            problems.append(f"event id {event.event_id!r} is already used by a different event")
+    return list(kept.values())
+
+
+def _read_transcript(
+    path: Path, stat: os.stat_result, known: FileState | None
+) -> tuple[int, FileState, tuple[Event, ...], list[str]]:
+    start = lines = 0
+    calls: dict[str, str] = {}
+    # Read on only from the same file that has not shrunk; anything else starts again.
+    if known is not None and known.same_file(stat) and stat.st_size >= known.offset:
+        start, lines, calls = known.offset, known.lines, dict(known.open_calls)
+    tail = load_claude_code_tail(path, start=start, lines=lines, open_calls=calls)
+    entry = FileState(
+        kind=_CLAUDE_CODE,
+        device=stat.st_dev,
+        inode=stat.st_ino,
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+        offset=tail.offset,
+        lines=tail.lines,
+        open_calls=dict(tail.open_calls),
+    )
+    if tail.offset < stat.st_size:
+        # A line still being written: remember the size read to, so the next sync looks again.
+        entry = attrs.evolve(entry, size=tail.offset)
+    problems = [str(problem) for problem in tail.result.problems]
+    return start, entry, tail.result.events, problems
+
+
+def _read_export(
+    path: Path, stat: os.stat_result
+) -> tuple[int, FileState, tuple[Event, ...], list[str]]:
+    if path.suffix.lower() == ".zip":
+        result = load_chatgpt_document(_zipped_conversations(path), os.fspath(path), strict=False)
+    else:
+        result = load_chatgpt(path, strict=False)
+    entry = FileState(
+        kind=_CHATGPT,
+        device=stat.st_dev,
+        inode=stat.st_ino,
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+        offset=stat.st_size,
+    )
+    return 0, entry, result.events, [str(problem) for problem in result.problems]
+
+
+def _zipped_conversations(path: Path) -> object:
+    """The parsed ``conversations.json`` of a ChatGPT export ``.zip``.
+
+    Raises:
+        ImportFailed: not a zip file, no ``conversations.json`` in it, too large, or not JSON.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [
+                info
+                for info in archive.infolist()
+                if info.filename.rsplit("/", 1)[-1] == _CONVERSATIONS and not info.is_dir()
+            ]
+            if not members:
+                raise ImportFailed(f"{path}: the zip holds no {_CONVERSATIONS}")
+            member = min(members, key=lambda info: info.filename.count("/"))
+            if member.file_size > _MAX_MEMBER_BYTES:
+                raise ImportFailed(
+                    f"{path}: {member.filename} unpacks to {member.file_size:,} bytes, "
+                    f"more than {_MAX_MEMBER_BYTES:,}"
+                )
+            data = archive.read(member)
+    except zipfile.BadZipFile as error:
+        raise ImportFailed(f"{path}: not a readable zip file ({error})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ImportFailed(f"{path}: {member.filename} is not UTF-8 text") from None
+    return parse_document(text, f"{path}!{member.filename}")
