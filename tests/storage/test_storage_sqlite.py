@@ -298,3 +298,29 @@ def test_a_damaged_store_is_found_by_the_deep_check_and_rebuilt_by_repair(tmp_pa
     with SqliteStorage(path, readonly=True) as store:
         assert store.count_events() == len(events) - 1
         assert not store.has_event(lost)
+
+
+@pytest.mark.parametrize("damage", ["DROP TABLE events_fts", "UPDATE fts_meta SET value = '0'"])
+def test_missing_or_stale_fts_tables_are_rebuilt_by_the_next_writer(
+    tmp_path: Path, damage: str
+) -> None:
+    """A store whose FTS tables are missing or of another version is refused by a reader
+    (with what to do) and backfilled by the next writer: every text indexed again."""
+    path = tmp_path / "store"
+    segment = attrs.evolve(
+        make_node("toc:segment:2026-01-30:s1", TocLevel.SEGMENT, _T0), title="rotated keys"
+    )
+    with SqliteStorage(path) as store:
+        store.put_events([attrs.evolve(make_event(_T0, "a"), text="deploys were failing")])
+        store.put_node(segment)
+    with sqlite3.connect(path / "tocsearch.sqlite3") as connection:
+        connection.execute(damage)
+    connection.close()
+    with pytest.raises(StoreCorrupted, match="as a writer to rebuild"):
+        SqliteStorage(path, readonly=True)
+    with SqliteStorage(path) as store:
+        store.check()
+        assert _matches(store, "events_fts", "fail") == [make_event(_T0, "a").event_id]
+        assert _matches(store, "segments_fts", "key") == [segment.node_id]
+    with SqliteStorage(path, readonly=True) as reader:
+        reader.check()

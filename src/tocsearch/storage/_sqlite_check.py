@@ -15,10 +15,17 @@ from tocsearch.errors import StoreCorrupted, TocsearchError
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._salvage import Salvage, SalvageBuilder
-from tocsearch.storage._sqlite_fts import event_text, segment_fields
+from tocsearch.storage._sqlite_fts import (
+    create_fts_tables,
+    drop_fts_tables,
+    event_text,
+    segment_fields,
+    upsert_event_texts,
+    upsert_segment_texts,
+)
 from tocsearch.storage._sqlite_schema import decode_record, session_key, to_us
 
-__all__ = ["check_rows", "salvage_database"]
+__all__ = ["check_rows", "rebuild_fts", "salvage_database"]
 
 
 def _check_nodes(connection: sqlite3.Connection, database: Path) -> int:
@@ -125,3 +132,34 @@ def salvage_database(database: Path) -> Salvage:
     finally:
         connection.close()
     return found.done()
+
+
+def rebuild_fts(connection: sqlite3.Connection, database: Path) -> None:
+    """Drop the FTS tables and index every stored event and segment again, inside the
+    caller's transaction: the backfill of a store whose full-text tables are missing or of
+    another version.
+
+    Raises:
+        StoreCorrupted: a record cannot be read (the store needs a repair first).
+    """
+    drop_fts_tables(connection)
+    create_fts_tables(connection)
+    segments = connection.execute(
+        "SELECT id, node_id, record FROM nodes WHERE level = ?", (TocLevel.SEGMENT.value,)
+    ).fetchall()
+    upsert_segment_texts(
+        connection,
+        [
+            (rowid, segment_fields(decode_record(database, text, TocNode, node_id)))
+            for rowid, node_id, text in segments
+        ],
+    )
+    rows = connection.execute("SELECT id, event_id, record FROM events")
+    while batch := rows.fetchmany(5_000):
+        upsert_event_texts(
+            connection,
+            [
+                (rowid, event_text(decode_record(database, text, Event, event_id)))
+                for rowid, event_id, text in batch
+            ],
+        )

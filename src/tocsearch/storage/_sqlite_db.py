@@ -99,7 +99,7 @@ class Database:
             try:
                 if create:
                     create_schema(self._connection)
-                self.check_versions()
+                self.check_versions(fts=False)
             except BaseException:
                 self.close()
                 raise
@@ -114,8 +114,9 @@ class Database:
             raise StoreClosed(f"{self.path} is closed")
         return self._connection
 
-    def check_versions(self) -> None:
-        """Raise StoreCorrupted unless the schema and the FTS tables are the known versions."""
+    def check_versions(self, *, fts: bool = True) -> None:
+        """Raise StoreCorrupted unless the schema (and, with ``fts``, the FTS tables) are the
+        versions this code reads."""
         connection = self.connection()
         with sqlite_errors(self.path):
             version = connection.execute("PRAGMA user_version").fetchone()[0]
@@ -124,9 +125,10 @@ class Database:
             raise StoreCorrupted(
                 f"{self.path}: schema version {version}, this version reads {SCHEMA_VERSION}"
             )
-        if found != FTS_VERSION:
+        if fts and found != FTS_VERSION:
             raise StoreCorrupted(
-                f"{self.path}: full-text tables of version {found}, expected {FTS_VERSION}"
+                f"{self.path}: full-text tables of version {found}, expected {FTS_VERSION}; "
+                "open the store once as a writer to rebuild them"
             )
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:

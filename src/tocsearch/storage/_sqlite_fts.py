@@ -128,7 +128,16 @@ def drop_fts_tables(connection: sqlite3.Connection) -> None:
 
 
 def fts_version(connection: sqlite3.Connection) -> int | None:
-    """The schema version the FTS tables were created with, or None when there are none."""
+    """The schema version the FTS tables were created with, or None when they (or one of
+    them) are missing."""
+    tables = {
+        row[0]
+        for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE name IN ('events_fts', 'segments_fts')"
+        )
+    }
+    if len(tables) != 2:
+        return None
     try:
         row = connection.execute("SELECT value FROM fts_meta WHERE key = 'version'").fetchone()
     except sqlite3.OperationalError:  # no such table

@@ -37,11 +37,13 @@ from tocsearch.storage._files_store import (
 from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
-from tocsearch.storage._sqlite_check import check_rows, salvage_database
+from tocsearch.storage._sqlite_check import check_rows, rebuild_fts, salvage_database
 from tocsearch.storage._sqlite_db import Database, sqlite_errors
 from tocsearch.storage._sqlite_fts import (
+    FTS_VERSION,
     delete_segment_texts,
     event_text,
+    fts_version,
     segment_fields,
     upsert_event_texts,
     upsert_segment_texts,
@@ -125,9 +127,18 @@ class SqliteStorage(StorageCommon):
             if not created and not database.is_file():
                 raise StoreCorrupted(f"{database}: the store's database is missing")
             self._db = Database(database, readonly=readonly, create=created)
+            with sqlite_errors(database):
+                stale = fts_version(self._db.connection()) != FTS_VERSION
+            if lock is not None and stale:
+                # Missing or of another version: a writer indexes every record again.
+                with self._db.transaction() as connection:
+                    rebuild_fts(connection, database)
+            self._db.check_versions()
             if created:
                 write_marker(directory, _FORMAT)
         except BaseException:
+            if hasattr(self, "_db"):
+                self._db.close()
             if lock is not None:
                 lock.release()
             raise
