@@ -16,7 +16,9 @@ from tocsearch.ingest._digests import day_digest, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocBullet, TocNode
 from tocsearch.navigate._folded import FoldedTexts, searchable_text
+from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._weights import TermMatcher
+from tocsearch.storage._sqlite_fts import segment_fields, storable_text
 
 DAY = date(2026, 1, 5)
 NOON = datetime(2026, 1, 5, 12, tzinfo=timezone.utc)
@@ -100,3 +102,28 @@ def test_day_and_parent_digests_hold_every_term_the_navigator_matches_below_them
         )
         week = TermDigest.from_text(union_digest(day_nodes))
         assert all(_holds(week, term) for term in matched), matched
+
+
+@given(node=st.one_of(toc_nodes(), tricky_segments()), matcher=topic_matchers)
+def test_the_fields_a_step_shows_are_the_searchable_texts(
+    node: TocNode, matcher: TermMatcher
+) -> None:
+    """The navigator's per-field view of a node (what a step shows) reads exactly the node's
+    searchable texts, so every term it can show a match for is one the digest holds."""
+    lens = Lens(matcher.terms)
+    fields = lens.fields(node)
+    shown = sorted(text for _, text, _ in fields if text)
+    assert shown == sorted(text for text in node.searchable_texts if text)
+    digest = TermDigest.from_texts(node.searchable_texts)
+    for _, _, held in fields:
+        assert all(_holds(digest, term) for term in held)
+
+
+@given(node=st.one_of(toc_nodes(), tricky_segments()))
+def test_the_fts_columns_of_a_segment_hold_its_searchable_texts(node: TocNode) -> None:
+    """The full-text index's segment columns carry the words of the searchable texts, no
+    more and no fewer."""
+    assert (
+        " ".join(segment_fields(node)).split()
+        == " ".join(storable_text(text) for text in node.searchable_texts).split()
+    )
