@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -183,12 +184,14 @@ _budgets = st.one_of(st.none(), st.integers(1, 10_000))
 
 
 @st.composite
-def _window(draw: st.DrawFn) -> dict[str, datetime | None]:
+def _window(draw: st.DrawFn) -> dict[str, Any]:
+    """The filters of a search or navigate request: a time window, a project, a session."""
     since = draw(st.one_of(st.none(), utc_datetimes()))
     until = draw(st.one_of(st.none(), utc_datetimes()))
     if since is not None and until is not None and until <= since:
         since, until = until - timedelta(seconds=1), since
-    return {"since": since, "until": until}
+    names = st.one_of(st.none(), st.text(min_size=1, max_size=20))
+    return {"since": since, "until": until, "project": draw(names), "session": draw(names)}
 
 
 @st.composite

@@ -76,6 +76,8 @@ _BUDGET = (
 _LIMIT = "At most this many results."
 _SINCE = "Only what happened at or after this ISO 8601 moment, e.g. 2026-03-01T00:00:00Z."
 _UNTIL = "Only what happened before this ISO 8601 moment."
+_PROJECT = "Only conversations of this project: a part of its name or working directory, any case."
+_SESSION = "Only this session: its id, or the start of it."
 
 
 def _search_query(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -128,6 +130,8 @@ class SearchChildrenRequest:
     token_budget: int | None = optional_count_field(_BUDGET)
     since: datetime | None = moment_field(_SINCE)
     until: datetime | None = moment_field(_UNTIL)
+    project: str | None = optional_text_field(_PROJECT)
+    session: str | None = optional_text_field(_SESSION)
 
     @query.validator
     def _check_query(self, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -154,6 +158,8 @@ class NavigateRequest:
     limit: int | None = optional_count_field("At most this many evidence items.")
     since: datetime | None = moment_field(_SINCE)
     until: datetime | None = moment_field(_UNTIL)
+    project: str | None = optional_text_field(_PROJECT)
+    session: str | None = optional_text_field(_SESSION)
     full_path: bool = flag_field(
         "Show every step of the path instead of one per phase (counted in the budget)."
     )

@@ -22,6 +22,7 @@ import attrs
 
 from tocsearch._checks import in_utc
 from tocsearch._neighbours import conversation_events, conversation_neighbours
+from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import EVENT_PREFIX
@@ -183,6 +184,9 @@ class MemoryService:
             children = self.storage.get_nodes_by_level(
                 request.child_level, request.since, request.until
             )
+        scope = Scope(request.project, request.session)
+        if scope:
+            children = [node for node in children if _in_scope(node, scope, self.storage)]
         ranked: SearchChildrenResult = rank_nodes(
             children, request.query, fields=request.fields, limit=request.limit
         )
@@ -199,16 +203,18 @@ class MemoryService:
     def navigate(self, request: NavigateRequest) -> NavigationResult:
         """Answer a question with cited evidence, by the :class:`~tocsearch.navigate.Navigator`.
 
-        With ``since``/``until`` only evidence from that window is returned: the walk is asked
-        for more evidence than ``limit`` so that a window does not starve the answer, then the
-        items outside the window are dropped and the first ``limit`` kept.
+        With ``since``/``until`` only evidence from that window is returned, and with
+        ``project``/``session`` only evidence said in those conversations: the walk is asked
+        for more evidence than ``limit`` so that a filter does not starve the answer, then the
+        items outside are dropped and the first ``limit`` kept.
 
         Raises:
             InvalidArgument: a time hint or window the navigator cannot read.
         """
         started = time.perf_counter()
         window = _window(request.since, request.until)
-        if window is not None:
+        scope = Scope(request.project, request.session)
+        if window is not None or scope:
             offered = max(request.limit or 0, _WINDOW_EVIDENCE)
         else:
             offered = request.limit if request.limit is not None else _DEFAULT_EVIDENCE
@@ -225,6 +231,9 @@ class MemoryService:
             evidence = tuple(
                 item for item in evidence if window.overlaps(item.start_time, item.end_time)
             )
+        if scope:
+            said_in_scope = scope.first_event_test(self.storage)
+            evidence = tuple(item for item in evidence if said_in_scope(item.event_ids))
         if request.limit is not None:
             evidence = evidence[: request.limit]
         if evidence != result.evidence:
@@ -338,6 +347,14 @@ class MemoryService:
 _WINDOW_EVIDENCE = 100
 # What the navigator offers when the request sets no limit: its own default.
 _DEFAULT_EVIDENCE: int = inspect.signature(Navigator).parameters["max_evidence"].default
+
+
+def _in_scope(node: TocNode, scope: Scope, storage: Storage) -> bool:
+    """Whether a searched node belongs to the scope: a segment by its conversation; a day or a
+    longer period when one of its segments does."""
+    if node.level is TocLevel.SEGMENT:
+        return scope.keeps_segment(storage)(node)
+    return any(_in_scope(child, scope, storage) for child in storage.get_child_nodes(node.node_id))
 
 
 def _window(since: datetime | None, until: datetime | None) -> TimeRange | None:

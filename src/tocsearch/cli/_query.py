@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timezone
-from typing import TextIO
+from typing import Any, TextIO
 
 from tocsearch import _render
 from tocsearch._arguments import field_default
@@ -65,7 +65,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         help="at most this many results (default: %(default)s)",
     )
     search.add_argument("--budget", type=positive, help="token budget for the response")
-    _window_options(search, "nodes that overlap")
+    _filter_options(search, "nodes that overlap")
     search.add_argument("--tz", type=zone, help=_TZ_HELP)
     search.set_defaults(run=_search)
 
@@ -77,7 +77,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     navigate.add_argument("query", metavar="QUESTION")
     _navigation_options(navigate)
     navigate.add_argument("--limit", type=positive, help="at most this many evidence items")
-    _window_options(navigate, "evidence from")
+    _filter_options(navigate, "evidence from")
     navigate.set_defaults(run=_navigate)
 
     demo = commands.add_parser(
@@ -102,7 +102,7 @@ def _navigation_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _window_options(parser: argparse.ArgumentParser, what: str) -> None:
+def _filter_options(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--since",
         type=window_bound,
@@ -115,14 +115,27 @@ def _window_options(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="WHEN",
         help=f"only {what} before this moment, or up to the end of this date",
     )
+    parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help="only conversations of this project (a part of its name or directory, any case)",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="only this session (its id or the start of it)"
+    )
 
 
-def _window(args: argparse.Namespace) -> dict[str, datetime | None]:
-    """``since`` and ``until`` for a request, dates read on the asker's clock."""
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    """The filters of a request: ``since`` and ``until`` (dates read on the asker's clock),
+    ``project`` and ``session``."""
+    if not hasattr(args, "since"):
+        return {}
     clock = args.tz if args.tz is not None else local_zone()
     return {
         "since": day_bound(args.since, clock, end_of_day=False),
         "until": day_bound(args.until, clock, end_of_day=True),
+        "project": args.project,
+        "session": args.session,
     }
 
 
@@ -152,7 +165,7 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             fields=tuple(args.fields),
             limit=args.limit,
             token_budget=args.budget,
-            **_window(args),
+            **_filters(args),
         )
         response = service.search_children(request)
         emit(args, out, to_dict(response), lambda: _render.search_results(response))
@@ -160,13 +173,12 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime) -> int:
-    window = _window(args) if hasattr(args, "since") else {}
     request = NavigateRequest(
         args.query,
         token_budget=args.budget,
         limit=getattr(args, "limit", None),
         full_path=args.verbose,
-        **window,
+        **_filters(args),
     )
     result = MemoryService(storage, now=now).navigate(request)
     if args.json:
