@@ -126,10 +126,40 @@ def test_the_sdk_client_drives_the_server_over_stdio(store: Path) -> None:
             return [tool.name for tool in listed.tools], answer, around, wrong
 
     names, answer, around, wrong = anyio.run(session)
-    assert names == list(ToolHost.QUERY_TOOLS)
+    assert names == [*ToolHost.QUERY_TOOLS, "sync"]
     assert not answer.is_error
     assert len(json.loads(text_of(answer))["evidence"]) <= 2
     assert not around.is_error
     assert json.loads(text_of(around))["event"]["event_id"]
     assert wrong.is_error
     assert "node_id" in text_of(wrong)
+
+
+def test_the_sync_tool_reads_new_transcripts_into_the_store(tmp_path: Path) -> None:
+    """The sync tool of 'tocsearch mcp' reads the given folder into the served store."""
+    import shutil
+
+    from tests._support.cli import run
+
+    projects = tmp_path / "projects"
+    shutil.copytree(Path(__file__).parent / "importers" / "fixtures" / "claude_code", projects)
+    store = tmp_path / "store"
+    assert run("sync", str(projects), "--store", str(store))[0] == 0
+    from tocsearch.cli._main import build_parser
+
+    args = build_parser().parse_args(["mcp", "--store", str(store)])
+    from tocsearch.cli import _mcp
+
+    host = ToolHost(store, sync=lambda path, arguments: _mcp._sync(args, arguments))
+    assert [tool.name for tool in host.tools()][-1] == "sync"
+    assert not next(tool for tool in host.tools() if tool.name == "sync").read_only
+    answer, failed = _answer(host, "sync", {"paths": [str(projects)]})
+    assert not failed
+    assert answer["files_unchanged"] == answer["files_seen"] > 0
+    answer, failed = _answer(host, "sync", {"paths": [str(projects)], "full_rescan": True})
+    assert not failed
+    assert answer["files_read"] == answer["files_seen"]
+    assert answer["events_added"] == 0
+    answer, failed = _answer(host, "sync", {"paths": 3})
+    assert failed
+    assert "list of strings" in answer["error"]["message"]

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import os
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 from tocsearch._paths import default_store_path
-from tocsearch.cli._common import CommandError, Commands, SharedOptions, moment, whole_number
+from tocsearch.cli._common import (
+    CommandError,
+    Commands,
+    SharedOptions,
+    moment,
+    open_store,
+    whole_number,
+)
+from tocsearch.converter import to_dict
 from tocsearch.mcp_server import ToolHost, serve
+from tocsearch.requests import SyncRequest, parse_request
+from tocsearch.sync import default_claude_projects, sync_sources
 
 __all__ = ["register"]
 
@@ -38,7 +50,7 @@ def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = args.store if args.store is not None else default_store_path()
     if args.port > 65535:
         raise CommandError(f"--port must be at most 65535, got {args.port}")
-    host = ToolHost(store, now=args.now)
+    host = ToolHost(store, now=args.now, sync=lambda path, arguments: _sync(args, arguments))
     try:
         serve(
             host,
@@ -52,3 +64,14 @@ def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "install it with: pip install 'tocsearch[mcp]'"
         ) from None
     return 0
+
+
+def _sync(args: argparse.Namespace, arguments: Mapping[str, Any]) -> Any:
+    """The ``sync`` tool: what ``tocsearch sync`` does, into the served store."""
+    request = parse_request(SyncRequest, arguments, what="sync")
+    store = args.store if args.store is not None else default_store_path()
+    paths: list[str | os.PathLike[str]] = [*request.paths] or [default_claude_projects()]
+    report = sync_sources(
+        store, paths, lambda: open_store(args, writing=True), full=request.full_rescan
+    )
+    return to_dict(report)
