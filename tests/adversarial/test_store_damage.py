@@ -5,11 +5,14 @@ through a link inside a store."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests._support.cli import run
 from tests._support.storage_helpers import make_event, make_node
 
@@ -240,3 +243,30 @@ def test_shelve_linked_files_are_refused(name: str, tmp_path: Path) -> None:
     for readonly in (False, True):
         with pytest.raises(StoreCorrupted, match="symbolic link"):
             ShelveStorage(path, readonly=readonly)
+
+
+@settings(max_examples=30)
+@given(batches=st.integers(2, 5), cut=st.floats(0.0, 1.0))
+def test_any_cut_of_the_shelve_journal_is_a_crash_or_reported(batches: int, cut: float) -> None:
+    """A journal cut anywhere inside its last line looks like a crash during that append and
+    opens without that batch; cut anywhere earlier, it has lost committed lines and opening
+    raises StoreCorrupted. It never opens with an earlier batch missing."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "store"
+        sizes: list[int] = []
+        with ShelveStorage(path) as store:
+            for batch in range(batches):
+                when = _T0 + timedelta(hours=batch)
+                store.put_events([make_event(when, f"b{batch}")])
+                sizes.append((path / "journal.log").stat().st_size)
+        journal = path / "journal.log"
+        data = journal.read_bytes()
+        stop = int(cut * len(data))
+        journal.write_bytes(data[:stop])
+        if stop >= sizes[-2]:
+            with ShelveStorage(path, readonly=True) as store:
+                store.check()
+                assert store.count_events() == batches - (stop < len(data))
+        else:
+            with pytest.raises(StoreCorrupted, match=r"journal\.log"):
+                ShelveStorage(path, readonly=True)
