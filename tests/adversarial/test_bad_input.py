@@ -485,3 +485,24 @@ def test_a_token_budget_of_zero_is_refused_by_every_tool(example_store: Path) ->
             "type": "InvalidArgument",
             "message": "token_budget must be a whole number of at least 1, got 0",
         }
+
+
+# --- content from newer clients ----------------------------------------------------------------
+
+
+def test_strict_ingest_keeps_unknown_blocks_and_says_so(tmp_path: Path) -> None:
+    """A transcript holding a block type the importer does not know ingests in strict mode;
+    the text is kept, and the command counts the unknown types on stderr and in its report."""
+    line = claude_code_line("deploy the staging cluster")
+    line["message"]["content"].append({"type": "canvas", "text": "rollout checklist canvas"})
+    line["message"]["content"].append({"type": "canvas"})
+    source = tmp_path / "s1.jsonl"
+    source.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    status, out, err = run("ingest", str(source), "--store", str(store), "--strict", "--json")
+    assert status == 0, err
+    assert json.loads(out)["unknown_content"] == 2
+    assert "unknown types, text kept where it had any: canvas (2)" in err
+    with open_any_store(store, readonly=True) as storage:
+        texts = sorted(event.text for event in storage.get_events())
+    assert texts == ["deploy the staging cluster", "rollout checklist canvas"]

@@ -106,6 +106,16 @@ GOOD_MESSAGE: dict[str, Any] = {
             _conversation(dict(GOOD_MESSAGE, content={"content_type": "weird"})),
             "message 'a': content_type 'weird' holds no parts or text",
         ),
+        (
+            _conversation(
+                dict(GOOD_MESSAGE, content={"content_type": "text", "parts": ["hi", {"w": 1}]})
+            ),
+            "message 'a': part 2 holds no text and no content_type: {'w': 1}",
+        ),
+        (
+            _conversation(dict(GOOD_MESSAGE, content={"content_type": "text", "parts": [None]})),
+            "message 'a': part 1 holds no text and no content_type: None",
+        ),
     ],
 )
 def test_bad_conversations_and_messages_are_named(

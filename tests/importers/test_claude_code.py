@@ -92,8 +92,8 @@ def _line(**overrides: Any) -> str:
         (_line(message="hi"), "line 1: 'message' must be a JSON object, got a string"),
         (_line(message={"content": 5}), "'message.content' must be a string or a list, got 5"),
         (
-            _line(message={"content": [{"type": "hologram"}]}),
-            "unknown content block type 'hologram'",
+            _line(message={"content": [{"type": "tool_result", "content": [7]}]}),
+            "tool_result content holds a non-block item: 7",
         ),
         (_line(message={"content": [{"type": "tool_use", "input": {}}]}), "'name' is missing"),
         (
@@ -199,3 +199,72 @@ def test_a_summary_line_titles_the_session_that_holds_its_leaf(tmp_path: Path) -
         ("old", "Checkout retry fix"),
         ("new", None),
     ]
+
+
+def test_unknown_blocks_keep_their_text_and_are_counted(tmp_path: Path) -> None:
+    """Block types the importer does not know (at the top or inside a tool result) keep their
+    text where they have any, are counted by type, and never fail a strict import."""
+    blocks = [
+        {"type": "hologram", "text": "a projected diagram of the auth flow"},
+        {"type": "hologram"},
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_9",
+            "content": [
+                {"type": "tool_reference", "tool_name": "mcp__github__create_issue"},
+                {"type": "server_note", "content": "rate limit near"},
+                {"type": "server_note"},
+            ],
+        },
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text(_line(message={"role": "user", "content": blocks}) + "\n", encoding="utf-8")
+    result = load_claude_code(path)
+    assert result.problems == ()
+    assert [event.text for event in result.events] == [
+        "a projected diagram of the auth flow",
+        "[tool reference: mcp__github__create_issue]\nrate limit near",
+    ]
+    assert result.events[0].metadata["block_type"] == "hologram"
+    assert result.unknown_content == {"hologram": 2, "server_note": 2}
+    assert load_claude_code(path, strict=False) == result
+
+
+def test_a_tool_search_result_lists_the_tools_it_found(tmp_path: Path) -> None:
+    """A 2026 transcript's ToolSearch result (tool_reference blocks) loads in strict mode as the
+    names of the tools found, with nothing counted as unknown."""
+    call = _line(
+        type="assistant",
+        uuid="u-1",
+        message={
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "ToolSearch",
+                    "input": {"query": "select:mcp__echo__echo", "max_results": 1},
+                },
+            ],
+        },
+    )
+    answer = _line(
+        uuid="u-2",
+        timestamp="2026-01-06T09:00:01Z",
+        message={
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": [{"type": "tool_reference", "tool_name": "mcp__echo__echo"}],
+                },
+            ],
+        },
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_text(call + "\n" + answer + "\n", encoding="utf-8")
+    result = load_claude_code(path)
+    assert result.events[-1].text == "[tool reference: mcp__echo__echo]"
+    assert result.events[-1].metadata["tool"] == "ToolSearch"
+    assert result.unknown_content == {}

@@ -37,6 +37,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded: list[Event] = []
     problems: list[str] = []
+    unknown: dict[str, int] = {}
     for path in args.files:
         try:
             result = load_events(path, format=args.format, strict=args.strict)
@@ -44,8 +45,15 @@ def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise CommandError(f"{error.detail}; pass --format ({', '.join(FORMATS)})") from None
         loaded.extend(result.events)
         problems.extend(str(problem) for problem in result.problems)
+        for kind, count in result.unknown_content.items():
+            unknown[kind] = unknown.get(kind, 0) + count
     for problem in problems:
         err.write(f"tocsearch: skipped {problem}\n")
+    if unknown:
+        kinds = ", ".join(f"{kind} ({count:,})" for kind, count in sorted(unknown.items()))
+        err.write(
+            f"tocsearch: read content of unknown types, text kept where it had any: {kinds}\n"
+        )
     with open_store(args, writing=True) as storage:
         builder = TocBuilder(storage)
         show_progress = err.isatty() and len(loaded) > _PROGRESS_BATCH
@@ -62,5 +70,6 @@ def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if show_progress:
             err.write("\n")
     totals["records_skipped"] = len(problems)
+    totals["unknown_content"] = sum(unknown.values())
     emit(args, out, totals, lambda: _render.ingest_report(totals))
     return 0

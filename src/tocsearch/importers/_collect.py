@@ -38,6 +38,7 @@ class Collector:
         self._events: dict[str, Event] = {}
         self._where: dict[str, str] = {}
         self._problems: list[ImportProblem] = []
+        self._unknown: dict[str, int] = {}
 
     def problem(self, location: str, reason: str, *, path: str | None = None) -> None:
         """Report a bad record: raise in strict mode, remember it in lenient mode.
@@ -49,6 +50,11 @@ class Collector:
         if self.strict:
             raise ImportFailed(str(found))
         self._problems.append(found)
+
+    def count_unknown(self, kinds: list[str]) -> None:
+        """Count content types met that the importer does not know (their text was kept)."""
+        for kind in kinds:
+            self._unknown[kind] = self._unknown.get(kind, 0) + 1
 
     def add(self, events: list[Event], location: str, *, path: str | None = None) -> None:
         """Keep the events of one record, all or none, unless one clashes with a kept id."""
@@ -76,6 +82,7 @@ class Collector:
             problems=tuple(self._problems),
             records_read=self.records_read,
             source_path=self.path,
+            unknown_content=dict(sorted(self._unknown.items())),
         )
 
 

@@ -33,9 +33,13 @@ class ImportResult:
     ``records_read`` counts the source records looked at, skipped ones included: non-blank lines
     (generic JSONL, Claude Code), turns (LoCoMo) or message nodes (ChatGPT). One record may yield
     several events (a Claude Code line with text and tool calls) or none (a documented skip).
+    ``unknown_content`` counts the content types met that the importer does not know, by type
+    (e.g. ``{"server_tool_result": 2}``): they are not problems, and their text was kept where
+    they had any.
     """
 
     events: tuple[Event, ...]
     problems: tuple[ImportProblem, ...]
     records_read: int
     source_path: str
+    unknown_content: dict[str, int] = attrs.field(factory=dict)

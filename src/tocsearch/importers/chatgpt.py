@@ -64,7 +64,14 @@ _ROLES = {
 _ONE_MS = timedelta(milliseconds=1)
 
 
-def _part_text(part: Any) -> str:
+def _part_text(part: Any, number: int) -> str:
+    """The text of one of a message's ``parts``: a string, an object's ``text``, or a
+    placeholder naming an object's ``content_type``.
+
+    Raises:
+        BadRecord: the part is neither a string nor an object with text or a content type, so
+            nothing of it could be kept; a message never loses a part silently.
+    """
     if isinstance(part, str):
         return part
     if isinstance(part, dict):
@@ -75,8 +82,9 @@ def _part_text(part: Any) -> str:
             return "[image]"
         if kind in ("audio_asset_pointer", "real_time_user_audio_video_asset_pointer"):
             return "[audio]"
-        return f"[{kind}]" if isinstance(kind, str) else ""
-    return ""
+        if isinstance(kind, str) and kind:
+            return f"[{kind}]"
+    raise BadRecord(f"part {number} holds no text and no content_type: {short(part)}")
 
 
 def message_text(content: Mapping[str, Any]) -> str | None:
@@ -90,7 +98,8 @@ def message_text(content: Mapping[str, Any]) -> str | None:
         return None
     parts = content.get("parts")
     if isinstance(parts, list):
-        return "\n".join(text for text in map(_part_text, parts) if text)
+        texts = (_part_text(part, number) for number, part in enumerate(parts, start=1))
+        return "\n".join(text for text in texts if text)
     if kind == "tether_quote":
         pieces = [content.get("title"), content.get("text"), content.get("url")]
         return "\n".join(piece for piece in pieces if isinstance(piece, str) and piece)

@@ -102,24 +102,18 @@ def tool_call_text(name: str, tool_input: Mapping[str, Any]) -> str:
     return f"[tool: {name}] {gist}".rstrip()
 
 
-def _result_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif isinstance(block, dict) and block.get("type") in _PLACEHOLDER_BLOCKS:
-                parts.append(_PLACEHOLDER_BLOCKS[str(block["type"])])
-            elif isinstance(block, str):
-                parts.append(block)
-            else:
-                raise BadRecord(f"tool_result content holds an unknown block: {short(block)}")
-        return "\n".join(parts)
-    raise BadRecord(f"tool_result content must be a string or a list, got {short(content)}")
+def _unknown_block_text(block: Mapping[str, Any]) -> str:
+    """The text a block of a type this importer does not know carries, if any."""
+    for key in ("text", "content"):
+        value = block.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def _block_kind(block: Mapping[str, Any]) -> str:
+    kind = block.get("type")
+    return kind if isinstance(kind, str) and kind else "(no type)"
 
 
 class _FileReader:
@@ -132,6 +126,7 @@ class _FileReader:
         self.project = project_folder(path).name
         self.tool_names: dict[str, str] = {}
         self.titles = titles  # leaf uuid -> Claude Code's summary of the conversation ending there
+        self.unknown: list[str] = []  # block types of the current line this importer does not know
 
     def read(self) -> None:
         for line in iter_lines(self.path):
@@ -155,11 +150,13 @@ class _FileReader:
         if not line.text.strip():
             return
         self.collector.records_read += 1
+        self.unknown.clear()
         try:
             events = self._events(parse_record(line.text))
         except BadRecord as bad:
             self._problem(where, bad.reason)
             return
+        self.collector.count_unknown(self.unknown)
         if events:
             self.collector.add(events, where, path=self.display)
 
@@ -269,10 +266,46 @@ class _FileReader:
             return (
                 EventRole.TOOL,
                 EventType.TOOL_RESULT,
-                _result_text(mapping.get("content")),
+                self._result_text(mapping.get("content")),
                 metadata,
             )
-        raise BadRecord(f"unknown content block type {short(kind)}")
+        # A block type this importer does not know (newer clients add some): keep its text
+        # where it has any, and count it, rather than refuse a whole transcript.
+        self.unknown.append(_block_kind(mapping))
+        text = _unknown_block_text(mapping)
+        if not text:
+            return None
+        metadata["block_type"] = _block_kind(mapping)
+        return role, message_type, text, metadata
+
+    def _result_text(self, content: Any) -> str:
+        if content is None:
+            return ""
+        if isinstance(content, str):
+            return content
+        if not isinstance(content, list):
+            raise BadRecord(f"tool_result content must be a string or a list, got {short(content)}")
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+                continue
+            if not isinstance(block, dict):
+                raise BadRecord(f"tool_result content holds a non-block item: {short(block)}")
+            kind = block.get("type")
+            if kind == "text":
+                parts.append(str(block.get("text", "")))
+            elif kind in _PLACEHOLDER_BLOCKS:
+                parts.append(_PLACEHOLDER_BLOCKS[str(kind)])
+            elif kind == "tool_reference" and isinstance(block.get("tool_name"), str):
+                # What a tool search found: the names of the tools it loaded.
+                parts.append(f"[tool reference: {block['tool_name']}]")
+            else:
+                self.unknown.append(_block_kind(block))
+                text = _unknown_block_text(block)
+                if text:
+                    parts.append(text)
+        return "\n".join(parts)
 
 
 def claude_code_files(path: Path) -> list[Path]:
