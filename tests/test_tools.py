@@ -14,7 +14,15 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.storage import InMemoryStorage
 from tocsearch.tools import AgentTools
 
-TOOL_NAMES = ["search_node", "search_children", "navigate", "expand_grip", "expand_event", "browse"]
+TOOL_NAMES = [
+    "search_node",
+    "search_children",
+    "navigate",
+    "expand_grip",
+    "expand_event",
+    "browse",
+    "memory_search",
+]
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,7 @@ __all__ = [
     "ExpandEventRequest",
     "ExpandGripRequest",
     "ExpandRequest",
+    "MemorySearchRequest",
     "NavigateRequest",
     "SearchChildrenRequest",
     "SearchNodeRequest",
@@ -163,6 +164,20 @@ class NavigateRequest:
     full_path: bool = flag_field(
         "Show every step of the path instead of one per phase (counted in the budget)."
     )
+
+    def __attrs_post_init__(self) -> None:
+        _window_is_ordered(self.since, self.until)
+
+
+@attrs.frozen
+class MemorySearchRequest:
+    """A search of the whole history through the search index (full-text and vectors fused),
+    keeping at most ``limit`` segments, from ``[since, until)`` when either is given."""
+
+    query: str = text_field("What to search for: keywords or a question in plain words.")
+    limit: int = count_field("At most this many segments.", default=5, minimum=1)
+    since: datetime | None = moment_field(_SINCE)
+    until: datetime | None = moment_field(_UNTIL)
 
     def __attrs_post_init__(self) -> None:
         _window_is_ordered(self.since, self.until)

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 import attrs
 
@@ -26,6 +27,8 @@ from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import EVENT_PREFIX
+from tocsearch.index import IndexSeeder, SearchIndex, SearchOutcome
+from tocsearch.index._search import run_search
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.navigate import NavigationResult, Navigator
@@ -35,6 +38,7 @@ from tocsearch.requests import (
     ExpandEventRequest,
     ExpandGripRequest,
     ExpandRequest,
+    MemorySearchRequest,
     NavigateRequest,
     SearchChildrenRequest,
     SearchNodeRequest,
@@ -125,6 +129,8 @@ class MemoryService:
             over-estimates, so budgets are never overrun.
         now: the moment :meth:`navigate` reads time hints against, timezone-aware; None means
             the current time at each call.
+        index: the store's search index: :meth:`memory_search` ranks through it and
+            :meth:`navigate` teleports to the segments it names; None leaves both index-free.
     """
 
     def __init__(
@@ -133,9 +139,11 @@ class MemoryService:
         *,
         estimator: TokenEstimator = estimate_tokens,
         now: datetime | None = None,
+        index: SearchIndex | None = None,
     ) -> None:
         self.storage = storage
         self.estimator = estimator
+        self.index = index
         if now is not None:
             in_utc(now, "now")  # refuses a naive time; the zone itself says whose days to read
         self.now = now
@@ -224,6 +232,7 @@ class MemoryService:
             token_budget=request.token_budget,
             estimator=self.estimator,
             max_evidence=offered,
+            seeder=None if self.index is None else IndexSeeder(self.index),
         )
         result = navigator.navigate(request.query, full_path=request.full_path)
         evidence = result.evidence
@@ -240,6 +249,22 @@ class MemoryService:
             result = attrs.evolve(result, evidence=evidence)
         self._log("navigate", request.query, len(result.evidence), started)
         return result
+
+    def memory_search(self, request: MemorySearchRequest) -> SearchOutcome:
+        """The segments that best match ``request.query``, through the search index when there
+        is one (synced first), else the navigator; ``mode_used`` and ``note`` say which."""
+        started = time.perf_counter()
+        options: dict[str, Any] = {
+            "limit": request.limit,
+            "start": request.since,
+            "end": request.until,
+        }
+        if self.index is not None:
+            outcome = self.index.search(request.query, **options)
+        else:
+            outcome = run_search(self.storage, None, request.query, **options)
+        self._log("memory_search", request.query, len(outcome.hits), started)
+        return outcome
 
     def get_toc_root(self) -> list[TocNode]:
         """The year nodes, oldest first."""

@@ -23,11 +23,15 @@ import attrs
 from tocsearch._arguments import field_default
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
+from tocsearch.index import SearchIndex, SearchOutcome, format_context
+from tocsearch.index._context import DEFAULT_CONTEXT_BUDGET
+from tocsearch.index._search import run_search
 from tocsearch.requests import (
     BrowseTocRequest,
     ExpandEventRequest,
     ExpandGripRequest,
     ExpandRequest,
+    MemorySearchRequest,
     NavigateRequest,
     SearchChildrenRequest,
     SearchNodeRequest,
@@ -124,6 +128,21 @@ _EXPAND_EVENT = Tool(
     lambda service, request: to_dict(service.expand_event(request)),
 )
 
+
+def _search_answer(outcome: SearchOutcome) -> dict[str, Any]:
+    data = outcome.to_dict()
+    return {"results": data["hits"], "mode_used": data["mode_used"], "note": data["note"]}
+
+
+_MEMORY_SEARCH = Tool(
+    "memory_search",
+    "Search the whole conversation history for a topic, by keywords and meaning (full-text "
+    "and vector search fused). Returns the best matching past segments, each with its time "
+    "range, the matching events' text, event ids and grip ids to expand, and a 0-1 score.",
+    MemorySearchRequest,
+    lambda service, request: _search_answer(service.memory_search(request)),
+)
+
 _AGENT_TOOLS: tuple[Tool, ...] = (
     _SEARCH_NODE,
     _SEARCH_CHILDREN,
@@ -131,6 +150,7 @@ _AGENT_TOOLS: tuple[Tool, ...] = (
     _EXPAND_GRIP,
     _EXPAND_EVENT,
     _BROWSE,
+    _MEMORY_SEARCH,
 )
 """The tools :class:`AgentTools` offers, in the order of its definitions."""
 _EVERY_TOOL = {tool.name: tool for tool in (*_AGENT_TOOLS, _EXPAND)}
@@ -181,6 +201,9 @@ class AgentTools:
         now: the moment time hints are read against; None means the current time at each call.
         navigator_budget: the navigator's token budget when a call gives none.
         estimator: the token estimator for budgets.
+        index: the search index of ``storage``: ``memory_search`` and :meth:`relevant_context`
+            rank through it and ``navigate`` teleports to what it finds; without one they walk
+            the table of contents and say so.
     """
 
     def __init__(
@@ -190,13 +213,34 @@ class AgentTools:
         now: datetime | None = None,
         navigator_budget: int = field_default(NavigateRequest, "token_budget"),
         estimator: TokenEstimator = estimate_tokens,
+        index: SearchIndex | None = None,
     ) -> None:
         self.storage = storage
+        self.index = index
         self.now = now
         self.navigator_budget = navigator_budget
         self.estimator = estimator
-        self.service = MemoryService(storage, estimator=estimator, now=now)
+        self.service = MemoryService(storage, estimator=estimator, now=now, index=index)
         self._tools = {tool.name: tool for tool in _AGENT_TOOLS}
+
+    def relevant_context(
+        self,
+        opening_message: str,
+        *,
+        limit: int = 5,
+        min_score: float = 0.25,
+        token_budget: int = DEFAULT_CONTEXT_BUDGET,
+    ) -> str:
+        """A ``<relevant-context>`` block of the past segments that best match the opening
+        message of a conversation (at most ``limit``, each scoring ``min_score`` or more),
+        within ``token_budget`` tokens; empty when nothing relevant is found."""
+        if self.index is not None:
+            outcome = self.index.search(opening_message, limit=limit, min_score=min_score)
+        else:
+            outcome = run_search(
+                self.storage, None, opening_message, limit=limit, min_score=min_score
+            )
+        return format_context(outcome.hits, token_budget=token_budget, estimator=self.estimator)
 
     @staticmethod
     def definitions() -> list[dict[str, Any]]:

@@ -12,17 +12,20 @@ Reciprocal Rank Fusion, with the index-free navigator as the fallback.
 ('hybrid', 3, True)
 """
 
+from tocsearch.index._context import format_context, relevant_context
 from tocsearch.index._embedder import Embedder
 from tocsearch.index._fusion import reciprocal_rank_fusion
 from tocsearch.index._hashing import HashingEmbedder
 from tocsearch.index._query import fts_phrases, match_all, match_any
 from tocsearch.index._search import SearchHit, SearchMode, SearchOutcome
+from tocsearch.index._seeder import IndexSeeder
 from tocsearch.index._sidecar import IndexSync, SearchIndex, default_index_path
 from tocsearch.index._syncing import IndexingStorage
 
 __all__ = [
     "Embedder",
     "HashingEmbedder",
+    "IndexSeeder",
     "IndexSync",
     "IndexingStorage",
     "SearchHit",
@@ -30,8 +33,10 @@ __all__ = [
     "SearchMode",
     "SearchOutcome",
     "default_index_path",
+    "format_context",
     "fts_phrases",
     "match_all",
     "match_any",
     "reciprocal_rank_fusion",
+    "relevant_context",
 ]

@@ -26,7 +26,16 @@ from tocsearch.storage.protocol import Storage
 if TYPE_CHECKING:
     from tocsearch.index._sidecar import SearchIndex
 
-__all__ = ["SearchHit", "SearchMode", "SearchOutcome", "run_search"]
+__all__ = [
+    "EmbedderFailed",
+    "Ranking",
+    "SearchHit",
+    "SearchMode",
+    "SearchOutcome",
+    "navigator_hits",
+    "rank_segments",
+    "run_search",
+]
 
 _OVERFETCH = 2
 
@@ -98,7 +107,7 @@ class SearchOutcome:
         return data
 
 
-class _EmbedderFailed(Exception):
+class EmbedderFailed(Exception):
     """The embedder raised while embedding a query."""
 
 
@@ -149,15 +158,29 @@ def _hydrate(
     )
 
 
-def _indexed(
+@attrs.frozen
+class Ranking:
+    """Segments fused from the index's rankings, best first, with the events that matched in
+    each (best first)."""
+
+    segments: tuple[tuple[str, float], ...]
+    matched: dict[str, tuple[str, ...]]
+
+
+def rank_segments(
     index: SearchIndex,
     query: str,
     mode: SearchMode,
     limit: int,
-    min_score: float,
-    start: datetime | None,
-    end: datetime | None,
-) -> list[SearchHit]:
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> Ranking:
+    """Fuse the rankings of ``mode`` (each over-fetched to ``2 x limit``) into segments.
+
+    Full-text ranks events and segments; vectors rank events. Event rankings become segment
+    rankings through the segment that owns each event; event scores are fused on their own to
+    order the matched events within a segment.
+    """
     fetch = _OVERFETCH * limit
     event_lists: list[list[str]] = []
     segment_lists: list[list[str]] = []
@@ -168,7 +191,7 @@ def _indexed(
         try:
             event_lists.append(index.nearest_events(query, limit=fetch, start=start, end=end))
         except Exception as error:  # a model server down or a model that fails: degrade
-            raise _EmbedderFailed(f"embedder failed: {type(error).__name__}: {error}") from error
+            raise EmbedderFailed(f"embedder failed: {type(error).__name__}: {error}") from error
     owners = index.owners([e for ranked in event_lists for e in ranked])
     event_scores = dict(reciprocal_rank_fusion(*event_lists))
     fused = reciprocal_rank_fusion(
@@ -178,11 +201,24 @@ def _indexed(
     for event_id in sorted(event_scores, key=lambda e: -event_scores[e]):
         if event_id in owners:
             matched.setdefault(owners[event_id], []).append(event_id)
+    return Ranking(tuple(fused), {segment: tuple(events) for segment, events in matched.items()})
+
+
+def _indexed(
+    index: SearchIndex,
+    query: str,
+    mode: SearchMode,
+    limit: int,
+    min_score: float,
+    start: datetime | None,
+    end: datetime | None,
+) -> list[SearchHit]:
+    ranking = rank_segments(index, query, mode, limit, start, end)
     hits: list[SearchHit] = []
-    for segment_id, score in fused:
+    for segment_id, score in ranking.segments:
         if score < min_score or len(hits) >= limit:
             break
-        hit = _hydrate(index.storage, segment_id, matched.get(segment_id, []), score)
+        hit = _hydrate(index.storage, segment_id, ranking.matched.get(segment_id, ()), score)
         if hit is not None:
             hits.append(hit)
     return hits
@@ -259,12 +295,12 @@ def run_search(
         try:
             try:
                 hits = _indexed(index, query, used, limit, float(min_score), start, end)
-            except _EmbedderFailed as failure:
+            except EmbedderFailed as failure:
                 if used is not SearchMode.HYBRID:
                     raise
                 used, note = SearchMode.FTS, f"{failure}; full-text only"
                 hits = _indexed(index, query, used, limit, float(min_score), start, end)
-        except (StorageError, _EmbedderFailed) as error:
+        except (StorageError, EmbedderFailed) as error:
             used, note = SearchMode.TOC, f"search index unusable: {error}"
         else:
             return SearchOutcome(query, requested, used, tuple(hits), note)

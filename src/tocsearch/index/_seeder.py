@@ -1,0 +1,65 @@
+"""IndexSeeder: the search index as the navigator's teleport (a ``SegmentSeeder``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from tocsearch.errors import StorageError
+from tocsearch.index._search import EmbedderFailed, SearchMode, rank_segments
+from tocsearch.index._sidecar import SearchIndex
+
+__all__ = ["IndexSeeder"]
+
+
+class IndexSeeder:
+    """Names the segments the index ranks best for a query, for
+    :class:`~tocsearch.navigate.Navigator` to verify first.
+
+    Full-text alone is named ``"FTS5"``; with the index's embedder the rankings are fused and
+    the seeder is ``"FTS5+vector"``. The index is synced before each query (a count check when
+    nothing changed). A seeder never fails a navigation: an index that cannot be read or an
+    embedder that fails gives no seeds (full text alone when only the embedder failed), and the
+    walk proceeds without the teleport.
+
+    >>> from tocsearch.storage import InMemoryStorage
+    >>> from tocsearch.examples import load_example_events
+    >>> from tocsearch.ingest import TocBuilder
+    >>> store = InMemoryStorage()
+    >>> _ = TocBuilder(store).ingest(load_example_events())
+    >>> seeder = IndexSeeder(SearchIndex(store))
+    >>> seeder.name
+    'FTS5'
+    >>> [(segment.startswith("toc:segment:"), 0 < score <= 1) for segment, score in
+    ...  seeder.seed("JWT refresh", limit=2, start=None, end=None)]
+    [(True, True), (True, True)]
+    """
+
+    def __init__(self, index: SearchIndex, *, vectors: bool = True) -> None:
+        self.index = index
+        self._vectors = vectors and index.embedder is not None
+        self.last_error = ""
+
+    @property
+    def name(self) -> str:
+        return "FTS5+vector" if self._vectors else "FTS5"
+
+    def seed(
+        self, query: str, *, limit: int, start: datetime | None, end: datetime | None
+    ) -> Sequence[tuple[str, float]]:
+        """At most ``limit`` ``(segment_id, score)`` pairs, best first, scores in (0, 1]."""
+        self.last_error = ""
+        mode = SearchMode.HYBRID if self._vectors else SearchMode.FTS
+        try:
+            self.index.sync()
+            try:
+                ranking = rank_segments(self.index, query, mode, limit, start, end)
+            except EmbedderFailed as error:
+                if mode is not SearchMode.HYBRID:
+                    raise
+                self.last_error = str(error)
+                ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
+        except StorageError as error:  # the walk goes on without a teleport
+            self.last_error = f"{type(error).__name__}: {error}"
+            return []
+        return list(ranking.segments[:limit])

@@ -1,0 +1,84 @@
+"""memory_search and relevant context: well-formed JSON, blocks within budget, fallbacks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tocsearch.examples import EXAMPLE_END, load_example_events
+from tocsearch.index import HashingEmbedder, SearchIndex, format_context, relevant_context
+from tocsearch.ingest import TocBuilder
+from tocsearch.storage import InMemoryStorage
+from tocsearch.text import estimate_tokens
+from tocsearch.tools import AgentTools
+
+
+@pytest.fixture(scope="module")
+def store() -> InMemoryStorage:
+    built = InMemoryStorage()
+    TocBuilder(built).ingest(load_example_events())
+    return built
+
+
+def test_memory_search_returns_results_with_ids_and_scores(store: InMemoryStorage) -> None:
+    """The tool answers JSON with hydrated results, the mode used and no error."""
+    tools = AgentTools(store, now=EXAMPLE_END, index=SearchIndex(store, embedder=HashingEmbedder()))
+    answer = json.loads(tools.handle_tool_call("memory_search", {"query": "refresh token race"}))
+    assert answer["mode_used"] == "hybrid"
+    assert 1 <= len(answer["results"]) <= 5
+    first = answer["results"][0]
+    assert set(first) >= {"segment_id", "event_ids", "grip_ids", "start_time", "text", "score"}
+    assert store.find_node(first["segment_id"]) is not None
+    assert 0 < first["score"] <= 1
+
+
+def test_memory_search_without_an_index_uses_the_navigator(store: InMemoryStorage) -> None:
+    """With no index the tool still answers, through the navigator, and says so."""
+    answer = json.loads(
+        AgentTools(store).handle_tool_call("memory_search", '{"query": "JWT refresh", "limit": 2}')
+    )
+    assert answer["mode_used"] == "toc"
+    assert answer["note"] == "no search index"
+    assert len(answer["results"]) <= 2
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"query": 3}', '{"limit": 2}', '{"query": "x", "limit": 0}', '{"query": "x", "k": 1}', "[]"],
+)
+def test_memory_search_reports_bad_arguments_as_errors(
+    store: InMemoryStorage, arguments: str
+) -> None:
+    """Bad arguments come back as an error object, never an exception."""
+    answer = json.loads(AgentTools(store).handle_tool_call("memory_search", arguments))
+    assert set(answer) == {"error"}
+    assert answer["error"]["type"] == "InvalidArgument"
+
+
+def test_relevant_context_is_a_block_within_its_budget(store: InMemoryStorage) -> None:
+    """The block is tagged, names segments and fits the token budget."""
+    index = SearchIndex(store, embedder=HashingEmbedder())
+    block = relevant_context(index, "JWT refresh token rotation", token_budget=300)
+    assert block.startswith("<relevant-context>\n")
+    assert block.endswith("\n</relevant-context>")
+    assert "toc:segment:" in block
+    assert estimate_tokens(block) <= 300
+
+
+def test_relevant_context_is_empty_when_nothing_scores_high_enough(store: InMemoryStorage) -> None:
+    """Nothing above min_score, or a budget too small for one entry, gives an empty string."""
+    index = SearchIndex(store)
+    assert relevant_context(index, "zebra xylophone quasar") == ""
+    hits = index.search("JWT refresh", limit=3).hits
+    assert hits
+    assert format_context(hits, token_budget=10) == ""
+
+
+def test_agent_tools_relevant_context_matches_the_index_function(store: InMemoryStorage) -> None:
+    """AgentTools.relevant_context gives the same block as relevant_context over its index."""
+    index = SearchIndex(store)
+    tools = AgentTools(store, index=index)
+    assert tools.relevant_context("JWT refresh token") == relevant_context(
+        index, "JWT refresh token"
+    )
