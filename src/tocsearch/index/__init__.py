@@ -16,9 +16,12 @@ from tocsearch.index._context import format_context, relevant_context
 from tocsearch.index._embedder import Embedder
 from tocsearch.index._fusion import reciprocal_rank_fusion
 from tocsearch.index._hashing import HashingEmbedder
+from tocsearch.index._ollama import OllamaEmbedder
+from tocsearch.index._onnx import OnnxEmbedder
 from tocsearch.index._query import fts_phrases, match_all, match_any
 from tocsearch.index._search import SearchHit, SearchMode, SearchOutcome
 from tocsearch.index._seeder import IndexSeeder
+from tocsearch.index._sentence import SentenceTransformerEmbedder
 from tocsearch.index._sidecar import IndexSync, SearchIndex, default_index_path
 from tocsearch.index._syncing import IndexingStorage
 
@@ -28,10 +31,13 @@ __all__ = [
     "IndexSeeder",
     "IndexSync",
     "IndexingStorage",
+    "OllamaEmbedder",
+    "OnnxEmbedder",
     "SearchHit",
     "SearchIndex",
     "SearchMode",
     "SearchOutcome",
+    "SentenceTransformerEmbedder",
     "default_index_path",
     "format_context",
     "fts_phrases",
