@@ -30,9 +30,9 @@ class IndexSeeder:
     >>> seeder = IndexSeeder(SearchIndex(store))
     >>> seeder.name
     'FTS5'
-    >>> [(segment.startswith("toc:segment:"), 0 < score <= 1) for segment, score in
+    >>> [(store.get_node(segment).level.value, 0 < score <= 1) for segment, score in
     ...  seeder.seed("JWT refresh", limit=2, start=None, end=None)]
-    [(True, True), (True, True)]
+    [('segment', True), ('segment', True)]
     """
 
     def __init__(self, index: SearchIndex, *, vectors: bool = True) -> None:

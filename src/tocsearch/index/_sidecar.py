@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from tocsearch.errors import StorageError, StoreCorrupted
+from tocsearch.errors import InvalidId, StorageError, StoreCorrupted
+from tocsearch.ids import parse_node_id
 from tocsearch.index._embedder import Embedder, normalized_rows
 from tocsearch.index._query import match_all, match_any
 from tocsearch.index._schema import (
@@ -55,7 +56,6 @@ __all__ = ["INDEX_FILE_NAME", "IndexSync", "SearchIndex", "default_index_path", 
 INDEX_FILE_NAME = "search-index.sqlite3"
 """The sidecar's file name inside a store directory."""
 
-_SEGMENT_PREFIX = "toc:segment:"
 _EMBED_BATCH = 64
 # Embedding models read a few hundred tokens; the rest of a long tool output would be cut anyway.
 _EMBED_CHARS = 2_000
@@ -101,7 +101,10 @@ class IndexSync:
 
 
 def _is_segment(node_id: str) -> bool:
-    return node_id.startswith(_SEGMENT_PREFIX)
+    try:
+        return parse_node_id(node_id).level is TocLevel.SEGMENT
+    except InvalidId:
+        return False
 
 
 class SearchIndex:
