@@ -76,3 +76,14 @@ def test_bad_options_are_usage_errors(store: Path) -> None:
     status, _, err = run("context", "x", "--store", str(store), "--min-score", "1.5")
     assert status == 2
     assert "expected a number from 0 to 1" in err
+
+
+def test_navigate_teleports_when_the_store_has_an_index(store: Path) -> None:
+    """After tocsearch index, navigate's path starts with a teleport through the index."""
+    assert run("index", "--store", str(store), "--embedder", "none")[0] == 0
+    status, out, err = run(
+        "navigate", "refresh token race", "--store", str(store), "--json", "--verbose"
+    )
+    assert status == 0, err
+    steps = json.loads(out)["steps"]
+    assert steps[0]["phase"] == "teleport"

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tocsearch.examples import EXAMPLE_END, load_example_events
-from tocsearch.index import HashingEmbedder, SearchIndex, format_context, relevant_context
+from tocsearch.index import (
+    HashingEmbedder,
+    IndexSeeder,
+    SearchIndex,
+    format_context,
+    relevant_context,
+)
+from tocsearch.index._sidecar import INDEX_FILE_NAME
 from tocsearch.ingest import TocBuilder
-from tocsearch.storage import InMemoryStorage
+from tocsearch.navigate import Navigator
+from tocsearch.storage import InMemoryStorage, JsonDirStorage
 from tocsearch.text import estimate_tokens
 from tocsearch.tools import AgentTools
 
@@ -82,3 +91,29 @@ def test_agent_tools_relevant_context_matches_the_index_function(store: InMemory
     assert tools.relevant_context("JWT refresh token") == relevant_context(
         index, "JWT refresh token"
     )
+
+
+def test_navigate_with_an_index_teleports_and_keeps_citations(store: InMemoryStorage) -> None:
+    """With an index the navigator's path starts with a teleport via FTS5, and its evidence
+    still cites events and grips."""
+    tools = AgentTools(store, now=EXAMPLE_END, index=SearchIndex(store))
+    answer = json.loads(
+        tools.handle_tool_call("navigate", {"query": "refresh token race", "full_path": True})
+    )
+    phases = [step["phase"] for step in answer["steps"]]
+    assert phases[0] == "teleport"
+    assert "Teleported via FTS5" in answer["steps"][0]["scope"]
+    assert answer["evidence"]
+    assert all(item["event_ids"] for item in answer["evidence"])
+
+
+def test_a_seeder_over_an_unreadable_index_lets_the_walk_go_on(tmp_path: Path) -> None:
+    """An index that fails is noted in the path; the navigator still answers."""
+    with JsonDirStorage(tmp_path / "store") as built:
+        TocBuilder(built).ingest(load_example_events())
+        (tmp_path / "store" / INDEX_FILE_NAME).write_bytes(b"\x00garbage" * 512)
+        result = Navigator(built, seeder=IndexSeeder(SearchIndex(built))).navigate(
+            "refresh token race"
+        )
+        assert "The seeder failed" in result.steps[0].reason
+        assert result.evidence

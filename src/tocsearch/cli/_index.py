@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from tocsearch.cli._common import Commands, SharedOptions, emit, moment, open_store, positive
+from tocsearch.cli._common import (
+    CommandError,
+    Commands,
+    SharedOptions,
+    emit,
+    moment,
+    open_store,
+    positive,
+)
 from tocsearch.converter import to_dict
 from tocsearch.index import SearchIndex, SearchMode, SearchOutcome, relevant_context
 from tocsearch.index._choice import EMBEDDER_CHOICES, embedder_named
@@ -31,8 +39,8 @@ def _embedder_option(parser: argparse.ArgumentParser) -> None:
         "--embedder",
         default="auto",
         metavar="NAME",
-        help=f"vector model: {', '.join(EMBEDDER_CHOICES)} (default: auto, the installed "
-        "ONNX model if any, else full-text only)",
+        help=f"vector model: {', '.join(EMBEDDER_CHOICES)} (default: auto, the model the "
+        "index was built with, else the installed ONNX model, else full-text only)",
     )
 
 
@@ -77,11 +85,13 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _open_index(args: argparse.Namespace, storage: Storage) -> SearchIndex:
+    index = SearchIndex(storage)
     try:
-        embedder = embedder_named(args.embedder)
+        index.embedder = embedder_named(args.embedder, recorded=index.recorded_embedder())
     except ImportError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return SearchIndex(storage, embedder=embedder)
+        index.close()
+        raise CommandError(str(error)) from None
+    return index
 
 
 def _index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

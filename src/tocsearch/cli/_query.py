@@ -23,6 +23,7 @@ from tocsearch.cli._common import (
 )
 from tocsearch.converter import to_dict
 from tocsearch.examples import EXAMPLE_END, load_example_events
+from tocsearch.index._sidecar import existing_index
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.requests import NavigateRequest, SearchChildrenRequest, SearchNodeRequest
@@ -180,7 +181,13 @@ def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now
         full_path=args.verbose,
         **_filters(args),
     )
-    result = MemoryService(storage, now=now).navigate(request)
+    # An index beside the store (tocsearch index) lets the walk teleport to what it finds.
+    index = existing_index(storage)
+    try:
+        result = MemoryService(storage, now=now, index=index).navigate(request)
+    finally:
+        if index is not None:
+            index.close()
     if args.json:
         # Unindented, as the budget counted it.
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")

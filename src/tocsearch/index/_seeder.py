@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from tocsearch.errors import StorageError
 from tocsearch.index._search import EmbedderFailed, SearchMode, rank_segments
 from tocsearch.index._sidecar import SearchIndex
 
@@ -18,9 +17,9 @@ class IndexSeeder:
 
     Full-text alone is named ``"FTS5"``; with the index's embedder the rankings are fused and
     the seeder is ``"FTS5+vector"``. The index is synced before each query (a count check when
-    nothing changed). A seeder never fails a navigation: an index that cannot be read or an
-    embedder that fails gives no seeds (full text alone when only the embedder failed), and the
-    walk proceeds without the teleport.
+    nothing changed). An embedder that fails leaves full text alone (``last_error`` says why);
+    an index that cannot be read raises :class:`~tocsearch.errors.StorageError`, which the
+    navigator notes in its path before walking on without the teleport.
 
     >>> from tocsearch.storage import InMemoryStorage
     >>> from tocsearch.examples import load_example_events
@@ -50,16 +49,10 @@ class IndexSeeder:
         """At most ``limit`` ``(segment_id, score)`` pairs, best first, scores in (0, 1]."""
         self.last_error = ""
         mode = SearchMode.HYBRID if self._vectors else SearchMode.FTS
+        self.index.sync()
         try:
-            self.index.sync()
-            try:
-                ranking = rank_segments(self.index, query, mode, limit, start, end)
-            except EmbedderFailed as error:
-                if mode is not SearchMode.HYBRID:
-                    raise
-                self.last_error = str(error)
-                ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
-        except StorageError as error:  # the walk goes on without a teleport
-            self.last_error = f"{type(error).__name__}: {error}"
-            return []
+            ranking = rank_segments(self.index, query, mode, limit, start, end)
+        except EmbedderFailed as error:
+            self.last_error = str(error)
+            ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
         return list(ranking.segments[:limit])

@@ -51,7 +51,14 @@ if TYPE_CHECKING:
 
     from tocsearch.index._search import SearchMode, SearchOutcome
 
-__all__ = ["INDEX_FILE_NAME", "IndexSync", "SearchIndex", "default_index_path", "to_us"]
+__all__ = [
+    "INDEX_FILE_NAME",
+    "IndexSync",
+    "SearchIndex",
+    "default_index_path",
+    "existing_index",
+    "to_us",
+]
 
 INDEX_FILE_NAME = "search-index.sqlite3"
 """The sidecar's file name inside a store directory."""
@@ -76,6 +83,21 @@ def default_index_path(storage: Storage) -> Path | None:
     if isinstance(path, Path) and path.is_dir():
         return path / INDEX_FILE_NAME
     return None
+
+
+def existing_index(storage: Storage) -> SearchIndex | None:
+    """The index kept beside ``storage`` when its file exists, with the embedder its vectors
+    came from when that can be made here (see :func:`~tocsearch.index._choice.
+    recorded_embedder`), else None: a command that only reads neither creates an index nor
+    re-embeds one."""
+    from tocsearch.index._choice import recorded_embedder
+
+    path = default_index_path(storage)
+    if path is None or not path.is_file():
+        return None
+    index = SearchIndex(storage, path)
+    index.embedder = recorded_embedder(index.recorded_embedder())
+    return index
 
 
 @attrs.frozen
@@ -190,6 +212,14 @@ class SearchIndex:
         return events == str(self.storage.count_events()) and nodes == str(
             self.storage.count_nodes()
         )
+
+    def recorded_embedder(self) -> str | None:
+        """``name:dimension`` of the embedder the stored vectors came from, or None."""
+        try:
+            with self._errors():
+                return read_meta(self._connection, "embedder") or None
+        except StorageError:
+            return None
 
     def counts(self) -> tuple[int, int, int]:
         """``(events, segments, vectors)`` indexed."""
