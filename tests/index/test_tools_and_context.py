@@ -113,7 +113,7 @@ def test_a_seeder_over_an_unreadable_index_lets_the_walk_go_on(tmp_path: Path) -
         TocBuilder(built).ingest(load_example_events())
         (tmp_path / "store" / INDEX_FILE_NAME).write_bytes(b"\x00garbage" * 512)
         result = Navigator(built, seeder=IndexSeeder(SearchIndex(built))).navigate(
-            "refresh token race"
+            "refresh token race", full_path=True
         )
         assert "The seeder failed" in result.steps[0].reason
         assert result.evidence
