@@ -41,6 +41,7 @@ __all__ = [
     "SMALLEST_BITS",
     "TermDigest",
     "prefix_keys",
+    "text_positions",
 ]
 
 DIGEST_BITS = 1 << 18
@@ -125,8 +126,16 @@ def _word_positions(word: str) -> frozenset[int]:
     return frozenset(position for key in _word_keys(word) for position in _positions(key))
 
 
-def _text_positions(texts: Iterable[str]) -> set[int]:
-    """The full-size bit positions of every word of ``texts``."""
+def text_positions(texts: Iterable[str]) -> set[int]:
+    """The full-size bit positions of every word of ``texts``: what
+    :meth:`TermDigest.from_positions` turns into a digest. The positions of several texts
+    together are the union of each one's, so a day's are its segments' joined.
+
+    >>> text_positions(["Postgres credentials"]) == (
+    ...     text_positions(["Postgres"]) | text_positions(["credentials"])
+    ... )
+    True
+    """
     positions: set[int] = set()
     for word in _distinct_words(texts):
         positions.update(_word_positions(word))
@@ -209,7 +218,7 @@ class TermDigest:
     def from_texts(cls, texts: Iterable[str]) -> TermDigest:
         """The full-size digest of every word of ``texts``; the same for the same words in
         any order."""
-        return cls._of_positions(_text_positions(texts), DIGEST_BITS)
+        return cls._of_positions(text_positions(texts), DIGEST_BITS)
 
     @classmethod
     def sized_for(cls, texts: Iterable[str]) -> TermDigest:
@@ -219,8 +228,19 @@ class TermDigest:
         >>> small.bits, small.may_contain("postgr"), small.may_contain("kubernetes")
         (512, True, False)
         """
-        positions = _text_positions(texts)
-        return cls._of_positions(positions, _bits_for(len(positions)))
+        return cls.from_positions(text_positions(texts), sized=True)
+
+    @classmethod
+    def from_positions(cls, positions: set[int], *, sized: bool = False) -> TermDigest:
+        """The digest setting the full-size bit ``positions`` (from :func:`text_positions`):
+        full size, or with ``sized`` the size :meth:`sized_for` gives the same texts.
+
+        >>> texts = ["Rotated the Postgres credentials"]
+        >>> TermDigest.from_positions(text_positions(texts)) == TermDigest.from_texts(texts)
+        True
+        """
+        bits = _bits_for(len(positions)) if sized else DIGEST_BITS
+        return cls._of_positions(positions, bits)
 
     def union(self, others: Iterable[TermDigest]) -> TermDigest:
         """The digest of everything this one or any of ``others`` holds.

@@ -20,10 +20,11 @@ from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
+from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.ingest._digests import DayDigests, Unions, segment_digest
+from tocsearch.ingest._digests import DayDigests, Unions, segment_positions
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
@@ -82,6 +83,8 @@ class _Run:
     digests_by_day: dict[date, str] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
     grips: dict[str, Grip] = attrs.field(factory=dict)
+    # Digest bit positions of the segments built on the current day, by node id.
+    positions: dict[str, set[int]] = attrs.field(factory=dict)
     segment_writes: list[TocNode] = attrs.field(factory=list)
     dropped_nodes: list[str] = attrs.field(factory=list)
     dropped_grips: dict[str, None] = attrs.field(factory=dict)
@@ -247,7 +250,17 @@ class TocBuilder:
             for plan in plans:
                 nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
             run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
-            run.digests_by_day[day] = self._day_digests.of(events, nodes)
+            built = run.positions
+
+            def positions() -> list[set[int]]:
+                # The plans own the day's events between them: their union is the day's.
+                return [
+                    built.get(node.node_id) or segment_positions(plan.events, node)
+                    for plan, node in zip(plans, nodes, strict=True)
+                ]
+
+            run.digests_by_day[day] = self._day_digests.of(events, nodes, positions)
+            built.clear()
         for dropped in stored.values():
             run.dropped_nodes.append(dropped.node_id)
             self._drop_grips(dropped, run)
@@ -259,7 +272,7 @@ class TocBuilder:
             node = attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids)
             if not node.digest:
                 # Built before segments had digests: the events give it.
-                node = attrs.evolve(node, digest=segment_digest(plan.events, node))
+                node = self._with_digest(node, plan, run)
             node = with_version(node, old)
         else:
             summary = self.summarizer.summarize_events(for_summary(plan.events, self.config))
@@ -267,7 +280,7 @@ class TocBuilder:
             for grip in grips:
                 run.grips[grip.grip_id] = grip
             node = segment_node(plan, summary, bullets)
-            node = with_version(attrs.evolve(node, digest=segment_digest(plan.events, node)), old)
+            node = with_version(self._with_digest(node, plan, run), old)
             if old is not None:
                 self._drop_grips(old, run)
         if node is not old:
@@ -277,6 +290,13 @@ class TocBuilder:
             else:
                 run.segments_changed += 1
         return node
+
+    @staticmethod
+    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
+        """``node`` with the digest of its events and texts; the bit positions are kept for
+        the day's digest."""
+        positions = run.positions[node.node_id] = segment_positions(plan.events, node)
+        return attrs.evolve(node, digest=TermDigest.from_positions(positions, sized=True).to_text())
 
     @staticmethod
     def _drop_grips(node: TocNode, run: _Run) -> None:

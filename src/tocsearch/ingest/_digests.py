@@ -12,13 +12,19 @@ search.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from tocsearch.digest import TermDigest
+from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event, TocNode
 
-__all__ = ["DayDigests", "Unions", "day_digest", "segment_digest", "union_digest"]
+__all__ = [
+    "DayDigests",
+    "Unions",
+    "day_digest",
+    "segment_positions",
+    "union_digest",
+]
 
 _CACHED_DAYS = 4096
 # The event metadata naming who said an event: the navigator matches a term naming a speaker
@@ -36,9 +42,11 @@ def _event_texts(events: Iterable[Event]) -> list[str]:
     return texts
 
 
-def segment_digest(events: Iterable[Event], segment: TocNode) -> str:
-    """The digest text of a segment made of ``events``."""
-    return TermDigest.sized_for([*_event_texts(events), *segment.searchable_texts]).to_text()
+def segment_positions(events: Iterable[Event], segment: TocNode) -> set[int]:
+    """The full-size digest bit positions of a segment made of ``events``: sized down
+    (``TermDigest.from_positions(positions, sized=True)``) they are the segment's digest, and
+    joined with the other segments' of its day, the day's."""
+    return text_positions([*_event_texts(events), *segment.searchable_texts])
 
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
@@ -58,8 +66,19 @@ class DayDigests:
         self.capacity = capacity
         self._entries: OrderedDict[tuple[object, ...], str] = OrderedDict()
 
-    def of(self, events: Sequence[Event], segments: Sequence[TocNode]) -> str:
-        """:func:`day_digest` of ``events`` and ``segments``."""
+    def of(
+        self,
+        events: Sequence[Event],
+        segments: Sequence[TocNode],
+        positions: Callable[[], Iterable[set[int]]] | None = None,
+    ) -> str:
+        """:func:`day_digest` of ``events`` and ``segments``.
+
+        Args:
+            positions: when the segments own exactly ``events`` between them, gives each
+                segment's :func:`segment_positions`; their union is the day's, so the day's
+                text need not be read again.
+        """
         key = (
             tuple(event.event_id for event in events),
             tuple(node.searchable_texts for node in segments),
@@ -68,7 +87,13 @@ class DayDigests:
         if found is not None:
             self._entries.move_to_end(key)
             return found
-        text = day_digest(events, segments)
+        if positions is None:
+            text = day_digest(events, segments)
+        else:
+            union: set[int] = set()
+            for part in positions():
+                union |= part
+            text = TermDigest.from_positions(union).to_text()
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
         if self.capacity:

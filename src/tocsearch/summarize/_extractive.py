@@ -347,13 +347,12 @@ class ExtractiveSummarizer:
         for phrase, count in phrases.items():
             if count >= 2 and len(phrase) == 2 and phrase[0] in eligible and phrase[1] in eligible:
                 scores[phrase] = max(eligible[phrase[0]], eligible[phrase[1]]) * 1.2
-        ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
-        if not ordered:
+        if not scores:
             return ()
-        floor = scores[ordered[0]] * 0.25
+        floor = max(scores.values()) * 0.25
         kept: list[tuple[str, ...]] = []
         used: set[str] = set()
-        for phrase in ordered:
+        for phrase in _phrasing.best_first(scores):
             if len(kept) >= self.max_keywords or (len(kept) >= 3 and scores[phrase] < floor):
                 break
             if used.intersection(phrase):
@@ -379,7 +378,7 @@ class ExtractiveSummarizer:
         # A phrase weighs what its words weigh, more when it recurs; a lone everyday word
         # ("delete", "window") names a topic only when nothing better does.
         scores = _title_scores(counts, weights)
-        ordered = sorted(scores, key=lambda phrase: (-scores[phrase], phrase))
+        ordered = _phrasing.best_first(scores)
         named = _LazyNames(
             lambda phrase: " ".join(_terms.display_form(forms[key].items()) for key in phrase)
         )
@@ -554,6 +553,12 @@ def _title_scores(
             key = phrase[0]
             score = weight_of(key, 0.0) * (1.0 + math.log(count))
             scores[phrase] = score * 0.5 if key in common else score
+        elif len(phrase) == 2:
+            # Added left to right from 0.0, as sum() adds: the same floats.
+            first, second = phrase
+            scores[phrase] = (weight_of(first, 0.0) + weight_of(second, 0.0)) * (
+                1.0 + math.log(count)
+            )
         else:
             scores[phrase] = sum([weight_of(key, 0.0) for key in phrase]) * (1.0 + math.log(count))
     return scores

@@ -6,11 +6,13 @@ summaries stay deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from tocsearch.summarize import _terms
 
 __all__ = [
+    "best_first",
     "capitalise",
     "content_key",
     "content_keys",
@@ -53,8 +55,26 @@ def content_keys(found: Sequence[str], extra: frozenset[str]) -> tuple[str, ...]
     return tuple(dict.fromkeys(filter(None, map(key_of.__getitem__, found))))
 
 
+def best_first(scores: Mapping[tuple[str, ...], float]) -> Iterator[tuple[str, ...]]:
+    """The phrases of ``scores`` from the highest score down, ties in phrase order: the order
+    of ``sorted(scores, key=lambda p: (-scores[p], p))``, made lazily.
+
+    A title or keyword list reads only the first few of the thousands of phrases a long
+    segment offers, so a heap (linear to build, logarithmic per phrase read) replaces the
+    full sort.
+
+    >>> list(best_first({("b",): 1.0, ("a",): 1.0, ("c",): 2.0}))
+    [('c',), ('a',), ('b',)]
+    """
+    heap = [(-score, phrase) for phrase, score in scores.items()]
+    heapq.heapify(heap)
+    pop = heapq.heappop
+    while heap:
+        yield pop(heap)[1]
+
+
 def join_title(
-    ordered: Sequence[tuple[str, ...]],
+    ordered: Iterable[tuple[str, ...]],
     named: Mapping[tuple[str, ...], str],
     *,
     min_phrases: int = 1,
