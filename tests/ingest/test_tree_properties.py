@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import attrs
@@ -9,7 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.ingest_strategies import SMALL_CONFIG, batchings, event_streams
 
+from tocsearch.ids import parse_node_id
 from tocsearch.ingest import TocBuilder, check_tree
+from tocsearch.ingest._digests import day_digest
+from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
@@ -75,3 +79,19 @@ def test_late_events_land_where_a_fresh_build_puts_them(
     late = data.draw(st.lists(st.sampled_from(events), min_size=1, max_size=5, unique=True))
     early = [event for event in events if event not in late]
     assert snapshot(build([early, late])) == snapshot(build([events]))
+
+
+@given(st.data())
+def test_a_days_digest_is_the_digest_of_its_events_and_segments(data: st.DataObject) -> None:
+    """However the events were batched, each day's digest is exactly ``day_digest`` of the
+    day's stored events and segments (the builder joins its segments' bit positions instead of
+    reading the day's text again)."""
+    events = data.draw(event_streams(max_size=30))
+    storage = build(data.draw(batchings(events)))
+    days = storage.get_nodes_by_level(TocLevel.DAY)
+    assert days
+    for day in days:
+        segments = storage.get_child_nodes(day.node_id)
+        midnight = parse_node_id(day.node_id).start
+        day_events = storage.get_events(midnight, midnight + timedelta(days=1))
+        assert day.digest == day_digest(day_events, segments)
