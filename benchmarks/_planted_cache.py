@@ -9,9 +9,10 @@ A 1M-event history takes minutes to build, so every artefact is kept under
 - ``.../fts5.sqlite``: the FTS5 baseline over the same turns.
 - ``.../<backend>-<source>/``: a store built from the JSONL through the importer and
   :class:`tocsearch.TocBuilder`, with ``meta.json`` written last. ``<source>`` hashes the
-  library's sources outside ``tocsearch.navigate`` (what decides the stored tree), so a change to
-  the builder, summarizer, digests or storage rebuilds it, while a change to the navigator alone
-  reuses it. The in-memory store is kept as a pickle of the built ``InMemoryStorage``.
+  library's sources that decide the stored tree (all but the navigator, the search index, the
+  CLI and the facades), so a change to the builder, summarizer, digests or storage rebuilds it,
+  while a change to a reader alone reuses it. The in-memory store is kept as a pickle of the
+  built ``InMemoryStorage``.
 
 A directory without its ``meta.json`` is an interrupted build: it is removed and built again.
 """
@@ -196,14 +197,23 @@ def open_built(store: BuiltStore) -> Storage:
     return loaded
 
 
+_READERS = ("navigate/", "index/", "cli/")
+_READER_MODULES = frozenset(
+    {"__init__.py", "tools.py", "service.py", "mcp_server.py", "requests.py", "sync.py"}
+)
+"""What reads a built store without deciding it: the navigator, the search index (the SQLite
+store's own full-text tables are written by ``storage/``), the CLI and the facades over them."""
+
+
 def source_digest() -> str:
     """A short hash of the library's sources that decide a built tree: every ``.py`` file of
-    the installed ``tocsearch`` package outside ``tocsearch/navigate``."""
+    the installed ``tocsearch`` package outside the readers (:data:`_READERS`,
+    :data:`_READER_MODULES`)."""
     package = Path(tocsearch.__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
-        if relative.startswith("navigate/"):
+        if relative.startswith(_READERS) or relative in _READER_MODULES:
             continue
         digest.update(relative.encode())
         digest.update(path.read_bytes())

@@ -13,7 +13,7 @@ from benchmarks._planted_cache import ensure_history, ensure_store, source_diges
 from benchmarks._planted_measure import TurnGrep, month_range
 from benchmarks._planted_report import parse_plan
 
-from benchmarks import _planted_report, bench_speed
+from benchmarks import _planted_cache, _planted_report, bench_speed
 from tocsearch.errors import InvalidArgument
 
 
@@ -124,3 +124,21 @@ def test_planted_section_end_to_end(
     assert json.loads((history_dirs[0] / "history.json").read_text())["events"] == 240
     assert bench_speed.main(argv) == 0
     assert capsys.readouterr().out.count("(cached)") == 2
+
+
+def test_the_source_digest_ignores_readers_and_follows_the_builder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change to the navigator, the index or the CLI keeps the digest; one to the builder
+    or a store changes it."""
+    package = tmp_path / "tocsearch"
+    for relative in ("__init__.py", "navigate/a.py", "index/b.py", "cli/c.py", "ingest/d.py"):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(_planted_cache.tocsearch, "__file__", str(package / "__init__.py"))
+    first = source_digest()
+    for reader in ("__init__.py", "navigate/a.py", "index/b.py", "cli/c.py"):
+        (package / reader).write_text("x = 2\n", encoding="utf-8")
+    assert source_digest() == first
+    (package / "ingest/d.py").write_text("x = 2\n", encoding="utf-8")
+    assert source_digest() != first
