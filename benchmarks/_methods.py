@@ -4,7 +4,7 @@ A method (:class:`benchmarks._locomo_eval.Method`) is a name, a factory that pre
 retriever for one conversation, and whether its output depends on the token budget it is scored
 at:
 
-- a **budgeted** method (the navigator) is given the budget of each column it is scored in, and
+- a **budgeted** method (the navigators) is given the budget of each column it is scored in, and
   runs once per column: its recall at 1,000 tokens comes from a run with ``token_budget=1000``;
 - an **unbudgeted** method (BM25, flat scan) ranks without a budget, runs once, and each column
   keeps what fits of the same ranking. Its factory is given the largest budget.
@@ -19,12 +19,19 @@ To add a method, write a retriever and register it::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from benchmarks._baselines import FlatSegmentScan, TurnBm25
+from benchmarks._indexed import (
+    IndexSearchRetriever,
+    TeleportedNavigator,
+    onnx_embedder,
+    shared_index,
+)
 from benchmarks._locomo_eval import Conversation, Method, Retriever
 from benchmarks._navigation import NavigatorRetriever
 from tocsearch.errors import InvalidArgument
+from tocsearch.index import SearchMode
 
 __all__ = ["CUT_FACTOR", "METHODS", "register", "select"]
 
@@ -112,5 +119,67 @@ register(
             f"Navigator with token_budget = {CUT_FACTOR} x the largest budget, output cut to "
             "each column (the old, generous mode)"
         ),
+    )
+)
+
+
+def _search(mode: SearchMode, *, vectors: bool) -> Callable[[Conversation, int], Retriever]:
+    def make(conversation: Conversation, _: int) -> Retriever:
+        index = shared_index(conversation, onnx_embedder() if vectors else None)
+        return IndexSearchRetriever(index, mode, name=f"index-{mode.value}")
+
+    return make
+
+
+def _teleported(*, vectors: bool) -> Callable[[Conversation, int], Retriever]:
+    name = "navigator-teleport-" + ("hybrid" if vectors else "fts")
+
+    def make(conversation: Conversation, budget: int) -> Retriever:
+        index = shared_index(conversation, onnx_embedder() if vectors else None)
+        return TeleportedNavigator(index, now=conversation.now, token_budget=budget, name=name)
+
+    return make
+
+
+_MODEL = "all-MiniLM-L6-v2 int8 ONNX (tocsearch[onnx])"
+
+register(
+    Method(
+        "index-fts",
+        make=_search(SearchMode.FTS, vectors=False),
+        budgeted=False,
+        description="SearchIndex.search mode=fts: FTS5 over events and segments, RRF-fused",
+    )
+)
+register(
+    Method(
+        "index-vec",
+        make=_search(SearchMode.VEC, vectors=True),
+        budgeted=False,
+        description=f"SearchIndex.search mode=vec: cosine KNN over events, {_MODEL}",
+    )
+)
+register(
+    Method(
+        "index-hybrid",
+        make=_search(SearchMode.HYBRID, vectors=True),
+        budgeted=False,
+        description=f"SearchIndex.search mode=hybrid: FTS5 + vectors by RRF, {_MODEL}",
+    )
+)
+register(
+    Method(
+        "navigator-teleport-fts",
+        make=_teleported(vectors=False),
+        budgeted=True,
+        description="Navigator at the column's budget, seeded by the FTS5 index",
+    )
+)
+register(
+    Method(
+        "navigator-teleport-hybrid",
+        make=_teleported(vectors=True),
+        budgeted=True,
+        description=f"Navigator at the column's budget, seeded by FTS5 + vectors, {_MODEL}",
     )
 )

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from benchmarks._baselines import turn_of
 from benchmarks._retrieval import RankedItem, Turn
-from tocsearch.navigate import Navigator
+from tocsearch.navigate import Navigator, SegmentSeeder
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["MAX_EVIDENCE", "NavigatorRetriever"]
@@ -24,14 +24,22 @@ class NavigatorRetriever:
 
     After each question, :attr:`output_tokens` holds the size of what a caller of the navigator
     receives: its result as Markdown (``to_markdown()``), counted by the navigator's estimator.
+    With a ``seeder`` (an index) the walk starts with a teleport to the segments it names.
     """
 
     name = "navigator"
 
-    def __init__(self, storage: Storage, *, now: datetime, token_budget: int) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        now: datetime,
+        token_budget: int,
+        seeder: SegmentSeeder | None = None,
+    ) -> None:
         self._storage = storage
         self._navigator = Navigator(
-            storage, now=now, token_budget=token_budget, max_evidence=MAX_EVIDENCE
+            storage, now=now, token_budget=token_budget, max_evidence=MAX_EVIDENCE, seeder=seeder
         )
         self._turns: dict[str, Turn | None] = {}
         self.output_tokens: int | None = None

@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_methods:
         for method in METHODS.values():
             kind = "budgeted" if method.budgeted else "unbudgeted"
-            print(f"{method.name:<20} {kind:<11} {method.description}")
+            print(f"{method.name:<26} {kind:<11} {method.description}")
         return 0
     if args.budget < 1:
         parser.error(f"--budget must be at least 1, got {args.budget}")

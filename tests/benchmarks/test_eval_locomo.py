@@ -232,7 +232,17 @@ def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     }
     assert set(report["grip_ceiling"]) == {"all", "1", "2", "4"}
     methods = report["methods"]
-    assert set(methods) == {"navigator", "flat-scan", "bm25-turns", "navigator-4x-cut"}
+    assert set(methods) == {
+        "navigator",
+        "flat-scan",
+        "bm25-turns",
+        "navigator-4x-cut",
+        "index-fts",
+        "index-vec",
+        "index-hybrid",
+        "navigator-teleport-fts",
+        "navigator-teleport-hybrid",
+    }
     assert methods["navigator"]["budgeted"] is True
     assert methods["bm25-turns"]["budgeted"] is False
     # Only a method given the column's budget reports its rendered answer per column.

@@ -11,9 +11,13 @@ from tocsearch.errors import InvalidArgument
 
 def test_the_default_methods_are_registered_in_report_order() -> None:
     """The navigator comes first, then both baselines, then the explicitly named cut column;
-    only the navigator is given each column's budget."""
+    only the navigators are given each column's budget."""
     assert list(METHODS)[:4] == ["navigator", "bm25-turns", "flat-scan", "navigator-4x-cut"]
-    assert [m.name for m in METHODS.values() if m.budgeted] == ["navigator"]
+    assert [m.name for m in METHODS.values() if m.budgeted] == [
+        "navigator",
+        "navigator-teleport-fts",
+        "navigator-teleport-hybrid",
+    ]
     assert CUT_FACTOR == 4
 
 
@@ -45,3 +49,12 @@ def test_method_names_must_be_one_word(name: str) -> None:
     """A name that could not be given to --methods is refused."""
     with pytest.raises(InvalidArgument, match="method name"):
         Method(name, make=METHODS["navigator"].make, budgeted=True, description="x")
+
+
+def test_the_index_backed_methods_are_registered_with_their_budgets() -> None:
+    """fts, vec and hybrid search rank once; the teleported navigators are given each budget."""
+    for name in ("index-fts", "index-vec", "index-hybrid"):
+        assert not METHODS[name].budgeted
+    for name in ("navigator-teleport-fts", "navigator-teleport-hybrid"):
+        assert METHODS[name].budgeted
+    assert "MiniLM" in METHODS["index-hybrid"].description

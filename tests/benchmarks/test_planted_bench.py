@@ -13,7 +13,8 @@ from benchmarks._planted_cache import ensure_history, ensure_store, source_diges
 from benchmarks._planted_measure import TurnGrep, month_range
 from benchmarks._planted_report import parse_plan
 
-from benchmarks import _planted_cache, _planted_report, bench_speed
+import tocsearch
+from benchmarks import _planted_report, bench_speed
 from tocsearch.errors import InvalidArgument
 
 
@@ -135,7 +136,7 @@ def test_the_source_digest_ignores_readers_and_follows_the_builder(
     for relative in ("__init__.py", "navigate/a.py", "index/b.py", "cli/c.py", "ingest/d.py"):
         (package / relative).parent.mkdir(parents=True, exist_ok=True)
         (package / relative).write_text("x = 1\n", encoding="utf-8")
-    monkeypatch.setattr(_planted_cache.tocsearch, "__file__", str(package / "__init__.py"))
+    monkeypatch.setattr(tocsearch, "__file__", str(package / "__init__.py"))
     first = source_digest()
     for reader in ("__init__.py", "navigate/a.py", "index/b.py", "cli/c.py"):
         (package / reader).write_text("x = 2\n", encoding="utf-8")
