@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tocsearch._clock import local_zone, parse_zone
+from tocsearch._clock import local_time, local_zone, parse_zone
 from tocsearch.errors import InvalidArgument
 
 
@@ -57,3 +57,36 @@ def test_the_system_zone_follows_tz(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "Nowhere/Atall")
     assert datetime.now(local_zone()).utcoffset() is not None
     assert isinstance(datetime.now(timezone.utc).astimezone(local_zone()), datetime)
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1971, 1, 1),
+        max_value=datetime(2099, 12, 31),
+        timezones=st.just(timezone.utc),
+    ),
+    minutes=st.integers(-14 * 60, 14 * 60),
+)
+def test_local_time_reads_back_as_the_same_minute(moment: datetime, minutes: int) -> None:
+    """On a fixed offset, the local time shown parses back to the moment, to the minute (UTC
+    itself is named)."""
+    sign = "-" if minutes < 0 else "+"
+    zone = parse_zone(f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
+    shown = local_time(moment, zone)
+    if minutes == 0:
+        assert shown.endswith(" UTC")
+        shown = shown.removesuffix("UTC") + "+0000"
+    read = datetime.strptime(shown, "%Y-%m-%d %H:%M %z")
+    assert read == moment.replace(second=0, microsecond=0)
+    assert read.utcoffset() == timedelta(minutes=minutes)
+
+
+def test_local_time_names_a_named_zone() -> None:
+    """An IANA zone is shown by its short name, with summer time where it applies."""
+    new_york = ZoneInfo("America/New_York")
+    assert local_time(datetime(2026, 7, 1, 3, 30, tzinfo=timezone.utc), new_york) == (
+        "2026-06-30 23:30 EDT"
+    )
+    assert local_time(datetime(2026, 1, 1, 3, 30, tzinfo=timezone.utc), new_york) == (
+        "2025-12-31 22:30 EST"
+    )

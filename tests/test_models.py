@@ -13,7 +13,15 @@ from tests.strategies import events, grips, toc_nodes
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument, InvalidId
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.models import (
+    Event,
+    EventRole,
+    EventType,
+    Grip,
+    TocBullet,
+    TocNode,
+    event_project,
+)
 
 T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
 PLUS_TWO = timezone(timedelta(hours=2))
@@ -348,3 +356,18 @@ def test_generated_grips_are_ordered(grip: Grip) -> None:
     """A grip's range never runs backwards and its times are UTC."""
     assert grip.event_id_start <= grip.event_id_end
     assert grip.timestamp.tzinfo is timezone.utc
+
+
+@pytest.mark.parametrize(
+    ("metadata", "shown"),
+    [
+        ({"cwd": "/home/dev/shop", "project": "-home-dev-shop"}, "/home/dev/shop"),
+        ({"project": "Deploying the staging cluster"}, "Deploying the staging cluster"),
+        ({"cwd": "", "project": "-home-dev-blog"}, "-home-dev-blog"),
+        ({}, ""),
+    ],
+)
+def test_event_project_prefers_the_working_directory(metadata: dict[str, str], shown: str) -> None:
+    """An event's project is its working directory, else its project name, else empty."""
+    event = make_event(metadata=metadata)
+    assert event_project(event) == shown

@@ -371,16 +371,17 @@ def test_query_without_terms_matches_nothing(node: TocNode, noise: list[str]) ->
 def test_rank_nodes_orders_by_mean_score(
     nodes: list[TocNode], query: str, fields: set[SearchField], limit: int
 ) -> None:
-    """Relevance is the mean match score; results run best first, ties in input order,
-    at most ``limit`` of them, and has_more says whether more nodes matched."""
+    """Relevance is the mean match score; results run best first, ties newest first (then in
+    input order), at most ``limit`` of them, and has_more says whether more nodes matched."""
     matched = []
     for node in nodes:
         matches = search_node(node, query, fields=fields)
         if matches:
             relevance = sum(match.score for match in matches) / len(matches)
             matched.append((node, tuple(matches), relevance))
-    # sorted() is stable: equal relevance keeps the input order.
-    expected = sorted(matched, key=lambda item: -item[2])[:limit]
+    # sorted() is stable: equal relevance and start keep the input order.
+    expected = sorted(matched, key=lambda item: (-item[2], -item[0].start_time.timestamp()))
+    expected = expected[:limit]
 
     outcome = rank_nodes(nodes, query, fields=fields, limit=limit)
 
@@ -391,12 +392,23 @@ def test_rank_nodes_orders_by_mean_score(
         for result in outcome.results
     ] == [(node.node_id, node.title, node.level, matches, rel) for node, matches, rel in expected]
     scores = [result.relevance_score for result in outcome.results]
-    assert scores == sorted(scores, reverse=True)
     assert all(0.0 < score <= 1.0 for score in scores)
+    for better, worse in pairwise(outcome.results):
+        assert better.relevance_score > worse.relevance_score or (
+            better.relevance_score == worse.relevance_score
+            and better.start_time >= worse.start_time
+        )
+    for result in outcome.results:
+        spans = {
+            (node.start_time, node.end_time) for node in nodes if node.node_id == result.node_id
+        }
+        assert (result.start_time, result.end_time) in spans
+        # Only the service knows a segment's conversation.
+        assert (result.project, result.session_id) == ("", "")
 
 
 def test_rank_nodes_ties_keep_input_order() -> None:
-    """Nodes with equal relevance come out in the order they went in."""
+    """Nodes with equal relevance and start come out in the order they went in."""
     nodes = [
         TocNode(
             node_id=ids.segment_id(date(2026, 1, 1), suffix),
@@ -409,6 +421,24 @@ def test_rank_nodes_ties_keep_input_order() -> None:
     ]
     outcome = rank_nodes(nodes, "jwt")
     assert [result.node_id.rsplit(":", 1)[1] for result in outcome.results] == ["c", "a", "b"]
+
+
+@given(minutes=st.lists(st.integers(0, 10_000), min_size=1, max_size=8, unique=True))
+def test_rank_nodes_ties_newest_first(minutes: list[int]) -> None:
+    """Equally relevant nodes come out newest first, each with its time span."""
+    nodes = [
+        _node(ids.segment_id(date(2026, 1, 30), f"s{i}"), "JWT work", minute=minute)
+        for i, minute in enumerate(minutes)
+    ]
+    outcome = rank_nodes(nodes, "jwt", limit=len(nodes))
+    starts = [result.start_time for result in outcome.results]
+    assert starts == sorted((node.start_time for node in nodes), reverse=True)
+    by_id = {node.node_id: node for node in nodes}
+    assert all(
+        (result.start_time, result.end_time)
+        == (by_id[result.node_id].start_time, by_id[result.node_id].end_time)
+        for result in outcome.results
+    )
 
 
 def test_rank_nodes_limit_and_has_more() -> None:
@@ -473,11 +503,11 @@ def storage() -> InMemoryStorage:
 
 
 def test_search_children_ranks_children_of_parent(storage: InMemoryStorage) -> None:
-    """Only the parent's stored children are searched; ties keep their start-time order."""
+    """Only the parent's stored children are searched; ties come newest first."""
     outcome = search_children(storage, "toc:day:2026-01-01", "jwt refresh")
     assert [result.node_id for result in outcome.results] == [
-        "toc:segment:2026-01-01:early",
         "toc:segment:2026-01-01:late",
+        "toc:segment:2026-01-01:early",
     ]
     assert outcome.has_more is False
 

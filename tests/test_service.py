@@ -5,14 +5,17 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta, timezone
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._support.ingest_strategies import SMALL_CONFIG, event_streams
 from tests.strategies import toc_nodes
 from tocsearch import ids
 from tocsearch.budget import response_tokens
 from tocsearch.errors import EventNotFound, GripNotFound, InvalidArgument, NodeNotFound
+from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocBullet, TocNode
 from tocsearch.search import SearchField
@@ -314,3 +317,45 @@ def test_search_logs_query_count_and_duration(
     assert "query='jwt'" in record.getMessage()
     assert "results=2" in record.getMessage()
     assert " ms" in record.getMessage()
+
+
+def _place(session_id: str) -> dict[str, str]:
+    return {"project": f"-dev-{session_id}", "cwd": f"/dev/{session_id}"}
+
+
+@given(events=event_streams(max_size=20))
+def test_search_children_names_each_segments_conversation(events: list[Event]) -> None:
+    """A segment result names the project and session of every event in it (one segment is
+    one conversation); a day result, which spans conversations, names none."""
+    placed = [
+        attrs.evolve(
+            event,
+            metadata={
+                "project": f"-home-dev-{event.session_id}",
+                "cwd": f"/dev/{event.session_id}",
+            },
+        )
+        for event in events
+    ]
+    storage = InMemoryStorage()
+    TocBuilder(storage, config=SMALL_CONFIG).ingest(placed)
+    service = MemoryService(storage)
+    query = "refresh token postgres lock docker adoption ci log"
+    segments = service.search_children(
+        SearchChildrenRequest(query, child_level=TocLevel.SEGMENT, limit=100)
+    )
+    for result in segments.results:
+        assert result.level is TocLevel.SEGMENT
+        node = storage.get_node(result.node_id)
+        said = {(f"/dev/{event.session_id}", event.session_id) for event in placed}
+        in_segment = {
+            (storage.get_event(event_id).metadata["cwd"], storage.get_event(event_id).session_id)
+            for event_id in node.event_ids
+        }
+        assert in_segment <= said
+        assert in_segment == {(result.project, result.session_id)}
+        assert (result.start_time, result.end_time) == (node.start_time, node.end_time)
+    days = service.search_children(
+        SearchChildrenRequest(query, child_level=TocLevel.DAY, limit=100)
+    )
+    assert all((result.project, result.session_id) == ("", "") for result in days.results)

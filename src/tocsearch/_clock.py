@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tocsearch.errors import InvalidArgument
 
-__all__ = ["local_zone", "parse_zone"]
+__all__ = ["local_time", "local_zone", "parse_zone"]
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
@@ -73,3 +73,19 @@ def _linked_zone_name() -> str:
     if "zoneinfo" in parts:
         return "/".join(parts[parts.index("zoneinfo") + 1 :])
     return ""
+
+
+def local_time(moment: datetime, zone: tzinfo) -> str:
+    """``moment`` as a person in ``zone`` reads it, with the zone's short name: the form every
+    result shown at a terminal uses.
+
+    >>> at = datetime(2026, 2, 18, 4, 0, tzinfo=timezone.utc)
+    >>> local_time(at, parse_zone("America/Los_Angeles"))
+    '2026-02-17 20:00 PST'
+    >>> local_time(at, parse_zone("UTC-8"))
+    '2026-02-17 20:00 -0800'
+    """
+    when = moment.astimezone(zone)
+    name = when.tzname() or "UTC"
+    # A fixed offset is named "UTC-08:00": shown as %z writes it, to keep lines short.
+    return f"{when:%Y-%m-%d %H:%M} {name if len(name) <= 5 else format(when, '%z')}"

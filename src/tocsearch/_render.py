@@ -7,7 +7,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import timezone, tzinfo
 
-from tocsearch.models import Event, TocNode, is_tool_result
+from tocsearch._clock import local_time
+from tocsearch.models import Event, TocNode, event_project, is_tool_result
 from tocsearch.navigate import NavigationResult
 from tocsearch.service import (
     BrowseTocResponse,
@@ -63,12 +64,21 @@ def node_matches(response: SearchNodeResponse) -> str:
     return f"{response.node_id} ({response.level.value})\n{_table(rows)}{more}"
 
 
-def search_results(response: SearchChildrenResponse) -> str:
+def search_results(response: SearchChildrenResponse, *, zone: tzinfo = timezone.utc) -> str:
+    """Each result with its score, local start and title, then its id and conversation (project
+    and session, for a segment) and its best matches."""
     if not response.results:
         return "No matching nodes."
     blocks = []
     for result in response.results:
-        lines = [f"{result.relevance_score:.2f}  {result.node_id}  {clip(result.title, 70)}"]
+        when = local_time(result.start_time, zone)
+        lines = [f"{result.relevance_score:.2f}  {when}  {clip(result.title, 70)}"]
+        place = [result.node_id]
+        if result.project:
+            place.append(f"project {result.project}")
+        if result.session_id:
+            place.append(f"session {result.session_id}")
+        lines.append("      " + "  ".join(place))
         for match in result.matches[:3]:
             grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
             lines.append(f"      {match.field.value:<8}  {clip(match.text, 70)}{grips}")
@@ -80,9 +90,7 @@ def search_results(response: SearchChildrenResponse) -> str:
 
 
 def navigation(result: NavigationResult, *, verbose: bool) -> str:
-    if verbose:
-        return result.to_markdown()
-    return result.to_markdown(include_path=False)
+    return result.to_markdown(include_path=verbose)
 
 
 TOOL_OUTPUT_SHOWN = 600
@@ -107,7 +115,7 @@ def conversation_header(event: Event) -> list[str]:
     """Where an event was said: its project, session, branch and subagent, and for a Claude
     Code session the command that resumes it."""
     metadata = event.metadata
-    place = metadata.get("cwd") or metadata.get("project")
+    place = event_project(event)
     parts = [f"project {place}"] if place else []
     parts.append(f"session {event.session_id}")
     if metadata.get("git_branch"):

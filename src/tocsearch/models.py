@@ -30,6 +30,7 @@ __all__ = [
     "TocLevel",
     "TocNode",
     "conversation_key",
+    "event_project",
     "is_tool_result",
     "time_order",
 ]
@@ -269,6 +270,14 @@ def conversation_key(event: Event) -> tuple[str, str, str]:
     or a grip shows the turns of its conversation only."""
     metadata = event.metadata
     return metadata.get("project", ""), event.session_id, metadata.get("agent_id", "")
+
+
+def event_project(event: Event) -> str:
+    """Where an event was said, as a person names the project: the working directory the
+    source recorded (``metadata["cwd"]``), else the project's name (``metadata["project"]``),
+    else empty."""
+    metadata = event.metadata
+    return metadata.get("cwd") or metadata.get("project", "")
 
 
 time_order: Callable[[TocNode], tuple[datetime, str]] = operator.attrgetter("start_time", "node_id")

@@ -11,6 +11,7 @@ import enum
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import attrs
 
@@ -72,13 +73,22 @@ class SearchMatch:
 
 @attrs.frozen
 class SearchNodeResult:
-    """A node that matched, with its matches and their mean score."""
+    """A node that matched, with its matches, their mean score and the node's time span.
+
+    For a segment, the service also names its conversation: ``project`` (the working directory
+    or project name, empty when the source has none) and ``session_id``; both are empty for
+    longer periods, which span many conversations, and from :func:`rank_nodes` alone.
+    """
 
     node_id: str
     title: str
     level: TocLevel
     matches: tuple[SearchMatch, ...]
     relevance_score: float
+    start_time: datetime
+    end_time: datetime
+    project: str = ""
+    session_id: str = ""
 
 
 @attrs.frozen
@@ -181,8 +191,9 @@ def rank_nodes(
 ) -> SearchChildrenResult:
     """Search each node and rank those that match by the mean score of their matches.
 
-    Ties keep the order of ``nodes``. At most ``limit`` results are returned; ``has_more`` says
-    whether more nodes matched.
+    Ties go newest first (by start time; nodes that start together keep the order of
+    ``nodes``): of two equally good answers, the recent one is usually the one wanted. At most
+    ``limit`` results are returned; ``has_more`` says whether more nodes matched.
 
     Raises:
         InvalidArgument: ``limit`` is less than 1.
@@ -198,9 +209,17 @@ def rank_nodes(
         if matches:
             relevance = sum(match.score for match in matches) / len(matches)
             results.append(
-                SearchNodeResult(node.node_id, node.title, node.level, tuple(matches), relevance)
+                SearchNodeResult(
+                    node.node_id,
+                    node.title,
+                    node.level,
+                    tuple(matches),
+                    relevance,
+                    node.start_time,
+                    node.end_time,
+                )
             )
-    results.sort(key=lambda result: -result.relevance_score)
+    results.sort(key=lambda result: (-result.relevance_score, -result.start_time.timestamp()))
     return SearchChildrenResult(tuple(results[:limit]), len(results) > limit)
 
 

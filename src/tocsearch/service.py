@@ -30,7 +30,7 @@ from tocsearch.ids import EVENT_PREFIX
 from tocsearch.index import IndexSeeder, SearchIndex, SearchOutcome
 from tocsearch.index._search import run_search
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode
+from tocsearch.models import Event, Grip, TocNode, event_project
 from tocsearch.navigate import NavigationResult, Navigator
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.requests import (
@@ -198,6 +198,7 @@ class MemoryService:
         ranked: SearchChildrenResult = rank_nodes(
             children, request.query, fields=request.fields, limit=request.limit
         )
+        ranked = attrs.evolve(ranked, results=_said_in(ranked.results, children, self.storage))
 
         def build(kept: Sequence[SearchNodeResult], has_more: bool) -> SearchChildrenResponse:
             return SearchChildrenResponse(tuple(kept), has_more)
@@ -380,6 +381,22 @@ def _in_scope(node: TocNode, scope: Scope, storage: Storage) -> bool:
     if node.level is TocLevel.SEGMENT:
         return scope.keeps_segment(storage)(node)
     return any(_in_scope(child, scope, storage) for child in storage.get_child_nodes(node.node_id))
+
+
+def _said_in(
+    results: Sequence[SearchNodeResult], nodes: Sequence[TocNode], storage: Storage
+) -> tuple[SearchNodeResult, ...]:
+    """``results`` with each segment's conversation (project and session) named, read from its
+    first event: a segment is one conversation."""
+    first_event = {node.node_id: node.event_ids[0] for node in nodes if node.event_ids}
+    named: list[SearchNodeResult] = []
+    for result in results:
+        event_id = first_event.get(result.node_id) if result.level is TocLevel.SEGMENT else None
+        event = storage.find_event(event_id) if event_id else None
+        if event is not None:
+            result = attrs.evolve(result, project=event_project(event), session_id=event.session_id)
+        named.append(result)
+    return tuple(named)
 
 
 def _window(since: datetime | None, until: datetime | None) -> TimeRange | None:

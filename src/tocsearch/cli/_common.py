@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TextIO, TypeAlias
 
 import attrs
 
-from tocsearch._clock import parse_zone
+from tocsearch._clock import local_zone, parse_zone
 from tocsearch._paths import default_store_path
 from tocsearch.converter import _parse_datetime
 from tocsearch.errors import InvalidArgument
@@ -30,6 +30,7 @@ __all__ = [
     "Parser",
     "Run",
     "SharedOptions",
+    "asker_zone",
     "day_bound",
     "emit",
     "moment",
@@ -124,6 +125,11 @@ def zone(text: str) -> tzinfo:
         return parse_zone(text)
     except InvalidArgument as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def asker_zone(args: argparse.Namespace) -> tzinfo:
+    """The zone of the person at the terminal: ``--tz`` when given, else the system's."""
+    return args.tz if args.tz is not None else local_zone()
 
 
 def window_bound(text: str) -> datetime | date:

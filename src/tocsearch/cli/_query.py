@@ -9,10 +9,10 @@ from typing import Any, TextIO
 
 from tocsearch import _render
 from tocsearch._arguments import field_default
-from tocsearch._clock import local_zone
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
+    asker_zone,
     day_bound,
     emit,
     moment,
@@ -67,7 +67,13 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     )
     search.add_argument("--budget", type=positive, help="token budget for the response")
     _filter_options(search, "nodes that overlap")
-    search.add_argument("--tz", type=zone, help=_TZ_HELP)
+    search.add_argument(
+        "--tz",
+        type=zone,
+        help="whose clock results are shown on and --since/--until dates are read on: an IANA "
+        "name such as America/Los_Angeles, or an offset such as -08:00 (default: the system's "
+        "zone)",
+    )
     search.set_defaults(run=_search)
 
     navigate = commands.add_parser(
@@ -131,7 +137,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     ``project`` and ``session``."""
     if not hasattr(args, "since"):
         return {}
-    clock = args.tz if args.tz is not None else local_zone()
+    clock = asker_zone(args)
     return {
         "since": day_bound(args.since, clock, end_of_day=False),
         "until": day_bound(args.until, clock, end_of_day=True),
@@ -143,7 +149,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> datetime:
     """The moment of the question on the asker's clock: ``--now`` (or ``default``, else the
     current time) in the ``--tz`` zone (else the system's)."""
-    clock = args.tz if args.tz is not None else local_zone()
+    clock = asker_zone(args)
     moment = args.now or default or datetime.now(clock)
     return moment.astimezone(clock)
 
@@ -169,7 +175,8 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             **_filters(args),
         )
         response = service.search_children(request)
-        emit(args, out, to_dict(response), lambda: _render.search_results(response))
+        clock = asker_zone(args)
+        emit(args, out, to_dict(response), lambda: _render.search_results(response, zone=clock))
     return 0
 
 

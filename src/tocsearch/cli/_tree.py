@@ -7,12 +7,12 @@ from typing import TextIO
 
 from tocsearch import _render
 from tocsearch._arguments import field_default
-from tocsearch._clock import local_zone
 from tocsearch._limits import CONTEXT_EVENTS_LIMIT
 from tocsearch._render import TOOL_OUTPUT_SHOWN
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
+    asker_zone,
     emit,
     open_store,
     positive,
@@ -73,7 +73,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
-        clock = args.tz if args.tz is not None else local_zone()
+        clock = asker_zone(args)
         response = MemoryService(storage).expand(
             ExpandRequest(args.target, args.before, args.after)
         )
