@@ -20,7 +20,8 @@ class NavigatorRetriever:
     """Runs :class:`tocsearch.navigate.Navigator` with ``now`` fixed (the end of the
     conversation) and returns one item per evidence item, in the navigator's order, holding the
     events the item cites (:attr:`~tocsearch.navigate.Evidence.event_ids`: the event itself for
-    an event item, the events of its grips' ranges for a statement) in event order.
+    an event item, the events of its grips' ranges for a statement, read from its grips when
+    the budget left them out) in event order.
 
     After each question, :attr:`output_tokens` holds the size of what a caller of the navigator
     receives: its result as Markdown (``to_markdown()``), counted by the navigator's estimator.
@@ -50,15 +51,27 @@ class NavigatorRetriever:
             self._turns[event_id] = None if event is None else turn_of(event)
         return self._turns[event_id]
 
+    def _grip_events(self, grip_ids: tuple[str, ...]) -> tuple[str, ...]:
+        """The events of the grips' ranges: what a statement cites when the budget left its
+        event ids out (a caller expands its grips)."""
+        found: list[str] = []
+        for grip_id in grip_ids:
+            grip = self._storage.find_grip(grip_id)
+            if grip is not None:
+                events = self._storage.get_event_range(grip.event_id_start, grip.event_id_end)
+                found.extend(event.event_id for event in events)
+        return tuple(dict.fromkeys(found))
+
     def retrieve(self, question: str) -> list[RankedItem]:
         """The navigator's evidence, best first, as runs of turns."""
         result = self._navigator.navigate(question)
         self.output_tokens = self._navigator.estimator(result.to_markdown())
         items: list[RankedItem] = []
         for evidence in result.evidence:
+            cited = evidence.event_ids or self._grip_events(evidence.grip_ids)
             turns = tuple(
                 turn
-                for turn in (self._turn(event_id) for event_id in sorted(evidence.event_ids))
+                for turn in (self._turn(event_id) for event_id in sorted(cited))
                 if turn is not None
             )
             items.append(RankedItem(evidence.segment_id, turns))

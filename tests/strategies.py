@@ -238,3 +238,35 @@ def requests(draw: st.DrawFn) -> object:
     if kind == 6:
         return r.ExpandRequest(draw(_ids), draw(context), draw(context))
     return r.SyncRequest(tuple(draw(st.lists(_ids, max_size=3))), draw(st.booleans()))
+
+
+@st.composite
+def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
+    """An evidence item of a navigation result: an event (its times those of its id, or not)
+    or a statement, with or without the keys its JSON form may leave out."""
+    from tocsearch.navigate.result import Evidence, EvidenceKind
+    from tocsearch.search import SearchField
+
+    kind = draw(st.sampled_from(EvidenceKind))
+    start = draw(utc_datetimes())
+    cited = draw(st.lists(st.builds(ids.event_id, utc_datetimes(), suffixes), max_size=3))
+    if kind is EvidenceKind.EVENT and draw(st.booleans()):
+        cited = [ids.event_id(start, draw(suffixes))]
+        start = ids.parse_event_id(cited[0])[0]
+    end = start if draw(st.booleans()) else start + timedelta(seconds=draw(st.integers(1, 99)))
+    field = draw(st.none() | st.sampled_from(SearchField))
+    segment = draw(st.sampled_from(segments)) if segments else draw(st.sampled_from(["s1", "s2"]))
+    return Evidence(
+        segment_id=segment,
+        segment_title=draw(st.sampled_from(["", "Title", "Other title"])),
+        kind=kind,
+        text=draw(sentences),
+        field=field,
+        grip_ids=tuple(draw(st.lists(_ids, max_size=2))),
+        event_ids=tuple(cited),
+        score=draw(st.floats(0.0, 1.0)),
+        matched_terms=tuple(draw(st.lists(words, max_size=2))),
+        start_time=start,
+        end_time=end,
+        clipped=draw(st.booleans()),
+    )

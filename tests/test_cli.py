@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.budget import evidence_items
 from tests._support.cli import run
 from tocsearch.cli import main
 from tocsearch.examples import example_path
@@ -87,7 +88,7 @@ def test_navigate_and_expand_cite_raw_events(store: Path) -> None:
     )
     assert status == 0, err
     result = json.loads(out)
-    grip_ids = [grip for item in result["evidence"] for grip in item.get("grip_ids", [])]
+    grip_ids = [grip for item in evidence_items(result) for grip in item.get("grip_ids", [])]
     assert grip_ids
     status, out, err = run(
         "expand", grip_ids[0], "--before", "1", "--after", "1", "--store", str(store), "--json"
@@ -106,7 +107,7 @@ def test_demo_answers_the_readme_question() -> None:
     status, out, err = run("demo", "--json")
     assert status == 0, err
     result = json.loads(out)
-    texts = " ".join(item["text"] for item in result["evidence"]).lower()
+    texts = " ".join(item["text"] for item in evidence_items(result)).lower()
     assert "refresh" in texts
     status, out, _ = run("demo")
     assert status == 0

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests._support.budget import evidence_items
 from tests._support.cli import example_store
 from tocsearch.examples import EXAMPLE_END
 from tocsearch.mcp_server import ToolHost
@@ -49,8 +50,8 @@ def test_navigate_then_expand_what_it_cites(host: ToolHost) -> None:
     """navigate answers with evidence; expand reads the conversation around a cited event."""
     answer, failed = _answer(host, "navigate", {"query": QUESTION, "limit": 3})
     assert not failed
-    assert 1 <= len(answer["evidence"]) <= 3
-    cited = answer["evidence"][0]["event_ids"][0]
+    assert 1 <= len(evidence_items(answer)) <= 3
+    cited = evidence_items(answer)[0]["event_ids"][0]
     around, failed = _answer(host, "expand", {"target": cited, "events_after": 1})
     assert not failed
     assert around["event"]["event_id"] == cited
@@ -120,7 +121,7 @@ def test_the_sdk_client_drives_the_server_over_stdio(store: Path) -> None:
         async with Client(server, read_timeout_seconds=60) as client:
             listed = await client.list_tools()
             answer = await client.call_tool("navigate", {"query": QUESTION, "limit": 2})
-            cited = json.loads(text_of(answer))["evidence"][0]["event_ids"][0]
+            cited = evidence_items(json.loads(text_of(answer)))[0]["event_ids"][0]
             around = await client.call_tool("expand", {"target": cited})
             wrong = await client.call_tool("search_node", {"query": "jwt"})
             return [tool.name for tool in listed.tools], answer, around, wrong
@@ -128,7 +129,7 @@ def test_the_sdk_client_drives_the_server_over_stdio(store: Path) -> None:
     names, answer, around, wrong = anyio.run(session)
     assert names == [*ToolHost.QUERY_TOOLS, "sync"]
     assert not answer.is_error
-    assert len(json.loads(text_of(answer))["evidence"]) <= 2
+    assert len(evidence_items(json.loads(text_of(answer)))) <= 2
     assert not around.is_error
     assert json.loads(text_of(around))["event"]["event_id"]
     assert wrong.is_error

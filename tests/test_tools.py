@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._support.budget import evidence_items
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.storage import InMemoryStorage
@@ -65,7 +66,7 @@ def test_navigate_then_expand_a_cited_grip(tools: AgentTools) -> None:
     result = call(
         tools, "navigate", '{"query": "what did we decide about JWT refresh tokens last week"}'
     )
-    grip_ids = [grip for item in result["evidence"] for grip in item.get("grip_ids", [])]
+    grip_ids = [grip for item in evidence_items(result) for grip in item.get("grip_ids", [])]
     assert grip_ids
     expanded = call(tools, "expand_grip", {"grip_id": grip_ids[0], "events_before": 1})
     assert expanded["grip"]["grip_id"] == grip_ids[0]

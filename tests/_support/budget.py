@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from tocsearch.navigate import NavigationResult
 from tocsearch.text import TokenEstimator, estimate_tokens
@@ -23,3 +25,13 @@ def limit_named(reason: str) -> bool:
     return any(
         words in reason for words in ("max_iterations", "max_nodes", "max_events", "items fit")
     )
+
+
+def evidence_items(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The evidence items of a result's JSON (``to_dict()``, the navigate tool's answer), in
+    order, each with the ``segment_id`` of its group."""
+    return [
+        {"segment_id": group["segment_id"], **item}
+        for group in data.get("segments", [])
+        for item in group["evidence"]
+    ]

@@ -10,6 +10,7 @@ import pytest
 from tests._support.cli import example_store, run
 
 from tocsearch.examples import EXAMPLE_END
+from tocsearch.navigate import NavigationResult
 
 NOW = EXAMPLE_END.isoformat()
 
@@ -32,21 +33,18 @@ def _navigate(store: Path, *extra: str) -> dict[str, object]:
 
 def test_navigate_limit_caps_the_evidence(store: Path) -> None:
     """--limit 2 prints at most two evidence items."""
-    evidence = _navigate(store, "--limit", "2")["evidence"]
-    assert isinstance(evidence, list)
+    evidence = NavigationResult.from_dict(_navigate(store, "--limit", "2")).evidence
     assert 1 <= len(evidence) <= 2
 
 
 def test_navigate_window_keeps_evidence_inside_it(store: Path) -> None:
     """--since/--until given as dates keep only evidence from those days, --until inclusive."""
-    everything = _navigate(store)["evidence"]
-    assert isinstance(everything, list)
-    day = everything[0]["start_time"][:10]
-    inside = _navigate(store, "--since", day, "--until", day)["evidence"]
-    assert isinstance(inside, list)
+    everything = NavigationResult.from_dict(_navigate(store)).evidence
+    day = everything[0].start_time.date().isoformat()
+    inside = NavigationResult.from_dict(_navigate(store, "--since", day, "--until", day)).evidence
     assert inside
     for item in inside:
-        assert item["start_time"][:10] <= day <= item.get("end_time", item["start_time"])[:10]
+        assert item.start_time.date().isoformat() <= day <= item.end_time.date().isoformat()
 
 
 def test_search_window_and_limit(store: Path) -> None:

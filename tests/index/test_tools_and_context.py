@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests._support.budget import evidence_items
 
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.index import (
@@ -103,8 +104,8 @@ def test_navigate_with_an_index_teleports_and_keeps_citations(store: InMemorySto
     phases = [step["phase"] for step in answer["steps"]]
     assert phases[0] == "teleport"
     assert "Teleported via FTS5" in answer["steps"][0]["scope"]
-    assert answer["evidence"]
-    assert all(item["event_ids"] for item in answer["evidence"])
+    assert evidence_items(answer)
+    assert all(item["event_ids"] for item in evidence_items(answer))
 
 
 def test_a_seeder_over_an_unreadable_index_lets_the_walk_go_on(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.budget import evidence_items, rendered_tokens
 
 from tocsearch.examples import EXAMPLE_END, load_example_events, load_example_questions
 from tocsearch.ingest import TocBuilder
@@ -39,11 +40,11 @@ def _navigate(tools: AgentTools, arguments: dict[str, Any]) -> tuple[str, dict[s
     return text, data
 
 
-def _room_for_evidence(budget: int, data: dict[str, Any]) -> bool:
-    """Whether the budget leaves room for a cited event beside the frame: always from 500
-    tokens; at 200 only for a question without time hints (their ranges and phrases take
-    40-60 tokens of JSON, and a cited event with its ids and time about 80)."""
-    return budget >= 500 or "time_hints" not in data
+def _matched(result: NavigationResult, budget: int) -> bool:
+    """Whether the question asks for a topic the walk matches (every bundled topical question
+    matches), or the budget has room for a listed statement: a period's summary with its
+    grip and times does not fit beside the frame of a time-only question at 200 tokens."""
+    return bool(result.terms) or budget >= 500
 
 
 @settings(max_examples=40, deadline=None)
@@ -52,18 +53,33 @@ def test_tool_output_fits_the_budget_with_evidence(
     tools: AgentTools, question: str, budget: int
 ) -> None:
     """The tool's JSON is at most token_budget tokens and cites evidence whenever a walk with
-    a generous budget finds any; the result read back renders within the budget too."""
+    a generous budget finds any, at 200 tokens too; the result read back renders within the
+    budget too."""
     text, data = _navigate(tools, {"query": question, "token_budget": budget})
     assert "error" not in data, data
     assert estimate_tokens(text) <= data["tokens_used"] <= budget
     result = NavigationResult.from_dict(data)
-    assert estimate_tokens(result.to_markdown()) <= budget
+    # Read back, it renders within the budget as JSON and as Markdown, path or none.
+    assert rendered_tokens(result) <= budget
     _, generous = _navigate(tools, {"query": question, "token_budget": 50_000})
-    if _room_for_evidence(budget, data):
-        assert bool(data["evidence"]) == bool(generous["evidence"])
-    elif generous["evidence"] and not data["evidence"]:
+    if _matched(result, budget):
+        assert bool(evidence_items(data)) == bool(evidence_items(generous))
+    if len(evidence_items(data)) < len(evidence_items(generous)):
         assert data["partial"]
-        assert f"0 of {len(generous['evidence'])} items fit the budget" in data["reason"]
+        assert "items fit the budget" in data["reason"]
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_every_navigation_renders_within_its_budget(storage: InMemoryStorage, budget: int) -> None:
+    """Navigator.navigate's result, as to_dict() JSON and as Markdown with or without the
+    path, is at most token_budget tokens by the navigator's estimator, for every example
+    question, and says what it costs."""
+    for question in load_example_questions():
+        navigator = Navigator(storage, now=question.now, token_budget=budget)
+        result = navigator.navigate(question.question)
+        assert rendered_tokens(result, navigator.estimator) <= result.tokens_used <= budget
+        if _matched(result, budget):
+            assert result.evidence, (question.question, budget, result.reason)
 
 
 @pytest.mark.parametrize("budget", BUDGETS)
@@ -72,8 +88,8 @@ def test_every_example_question_fits_every_budget(tools: AgentTools, budget: int
     for question in QUESTIONS:
         text, data = _navigate(tools, {"query": question, "token_budget": budget})
         assert estimate_tokens(text) <= budget, question
-        if _room_for_evidence(budget, data):
-            assert data["evidence"], (question, budget, data["reason"])
+        if _matched(NavigationResult.from_dict(data), budget):
+            assert evidence_items(data), (question, budget, data["reason"])
 
 
 def test_more_budget_never_returns_less(storage: InMemoryStorage) -> None:

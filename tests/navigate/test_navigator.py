@@ -482,11 +482,9 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
     data = result.to_dict()
     assert list(data) == [
         "query",
-        "topic",
-        "terms",
         "time_hints",
         "steps",
-        "evidence",
+        "segments",
         "partial",
         "reason",
         "tokens_used",
@@ -506,18 +504,16 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
         "matches",
         "reason",
     ]
-    assert list(data["evidence"][0]) == [
-        "segment_id",
-        "segment_title",
-        "kind",
-        "text",
-        "field",
-        "grip_ids",
-        "score",
-        "matched_terms",
-        "start_time",
-        "end_time",
-    ]
+    # The evidence comes in runs of one segment, its id and title said once per run.
+    assert list(data["segments"][0]) == ["segment_id", "segment_title", "evidence"]
+    first = data["segments"][0]["evidence"][0]
+    assert "segment_id" not in first
+    assert first["kind"] == "bullet"
+    assert {"text", "grip_ids", "score", "start_time"} <= set(first)
+    # The topic (the query without "last week") and its terms are left out: from_dict works
+    # them out again.
+    assert "topic" not in data
+    assert "terms" not in data
     untimed = Navigator(store, now=NOW).navigate("JWT expiry").to_dict()
     assert "time_hints" not in untimed
     assert "topic" not in untimed

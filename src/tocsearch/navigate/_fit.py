@@ -8,11 +8,16 @@ with the path). Neither may exceed the budget. Within it:
 1. the frame: the query, its time hints and terms, how the walk ended, the counters;
 2. the path, one step per phase within a tenth of the budget (or the full path when the
    caller asked for it);
-3. the evidence, best first: every candidate that fits, an event too long for what is left
-   clipped to fit (and marked so) rather than dropped; when not all fit, the items after the
-   best one without what can be worked out again (matched terms, a segment title the item
-   before gave), if that returns more of them;
+3. the evidence, best first: every candidate that fits, lean (without what its ids lead back
+   to) when it does not fit whole, an event too long for what is left clipped to fit (and
+   marked so) rather than dropped; when not all fit, the items after the best one without
+   what can be worked out again (matched terms, an event's grips), if that returns more of
+   them. Each item is costed as it is rendered: its segment's heading with a segment's first
+   item, the Markdown's closing line with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
+
+The chosen items are returned grouped by segment (:func:`grouped`), as both renderings show
+them.
 """
 
 from __future__ import annotations
@@ -25,21 +30,26 @@ import attrs
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate.result import (
+    EXPAND_EVENT,
+    EXPAND_GRIP,
     Evidence,
     EvidenceKind,
     NavigationResult,
     NavigationStep,
     StepPhase,
-    evidence_dict,
+    segment_dicts,
+    segment_markdown,
 )
 from tocsearch.text import ELLIPSIS, TokenEstimator, clip
 
-__all__ = ["compact_path", "fit", "frame_cost", "rendered_cost"]
+__all__ = ["compact_path", "fit", "frame_cost", "grouped", "rendered_cost"]
 
 # The shortest clipped event worth returning, in characters of its text; and the shortest
 # when nothing else would be returned at all.
 _SHORTEST_CLIP = 120
 _SHORTEST_LEAN_CLIP = 40
+# Below this many tokens left in either rendering no item fits (its ids alone take more).
+_SMALLEST_ITEM = 8
 # Characters of a scope or reason kept in the one-step-per-phase path, and in its terse form
 # (which drops the reasons) for small budgets.
 _COMPACT_TEXT = 80
@@ -53,12 +63,31 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+@attrs.frozen
+class _Cost:
+    """Tokens of the two renderings, JSON and Markdown, each of which must fit the budget."""
+
+    json: int
+    markdown: int
+
+    def __add__(self, other: _Cost) -> _Cost:
+        return _Cost(self.json + other.json, self.markdown + other.markdown)
+
+    def __sub__(self, other: _Cost) -> _Cost:
+        return _Cost(self.json - other.json, self.markdown - other.markdown)
+
+    def within(self, room: _Cost) -> bool:
+        return self.json <= room.json and self.markdown <= room.markdown
+
+
+def _costs(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
+    return _Cost(estimator(_json(result.to_dict())), estimator(result.to_markdown()))
+
+
 def rendered_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
     """The tokens of the larger rendering of ``result``: its JSON or its Markdown."""
-    return max(
-        estimator(_json(result.to_dict())),
-        estimator(result.to_markdown()),
-    )
+    cost = _costs(result, estimator)
+    return max(cost.json, cost.markdown)
 
 
 def frame_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
@@ -108,73 +137,135 @@ def compact_path(
     return tuple(compact)
 
 
-def _item_cost(item: Evidence, estimator: TokenEstimator) -> int:
-    # The item's JSON and the separator before it; the JSON is the larger rendering of an
-    # item (it holds the full text), and the final check measures the whole anyway.
-    return estimator(_json(evidence_dict(item)) + ", ")
+class _Meter:
+    """What items add to a result's renderings: each item's own part (as it reads after its
+    segment's first item, ``opener``, or with its segment's heading when it is the first), and
+    the Markdown's closing line with the first item of all. Costs are kept per item, so a fill
+    that tries several forms of the same item measures each once."""
+
+    def __init__(self, estimator: TokenEstimator) -> None:
+        self.estimator = estimator
+        self._known: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
+        self._closing = max(estimator("\n\n" + line) for line in (EXPAND_EVENT, EXPAND_GRIP))
+
+    def item(self, item: Evidence, *, opener: Evidence | None, first: bool) -> _Cost:
+        key = (item, opener, first)
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        estimator = self.estimator
+        if opener is None:
+            group = segment_dicts([item])[0]
+            lines = segment_markdown([item])
+            cost = _Cost(estimator(_json(group) + ", "), estimator("\n".join(lines) + "\n\n"))
+        else:
+            # Its JSON leaves out what the opener's group says (the title); its Markdown line
+            # gives the date only when it differs from the opener's.
+            shown = segment_dicts([opener, item])[0]["evidence"][1]
+            line = segment_markdown([opener, item])[2]
+            cost = _Cost(estimator(_json(shown) + ", "), estimator(line + "\n"))
+        if first:
+            cost += _Cost(0, self._closing)
+        self._known[key] = cost
+        return cost
 
 
-def _fill(
-    offered: Sequence[Evidence], room: int, estimator: TokenEstimator
-) -> tuple[list[Evidence], int]:
-    """The items of ``offered`` that fit in ``room``, best first (an event too long for
-    what is left clipped), and what they cost."""
+def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list[Evidence], _Cost]:
+    """The items of ``offered`` that fit in ``room``, best first, and what they cost. An item
+    that does not fit as it is may fit lean (without what its ids lead back to), and an event
+    too long for what is left is clipped; the first item of a segment also pays for its
+    segment's heading."""
     chosen: list[Evidence] = []
-    used = 0
+    openers: dict[str, Evidence] = {}
+    used = _Cost(0, 0)
     for item in offered:
         left = room - used
-        cost = _item_cost(item, estimator)
-        if cost <= left:
-            chosen.append(item)
-            used += cost
+        if min(left.json, left.markdown) < _SMALLEST_ITEM:
+            break
+        opener = openers.get(item.segment_id)
+        first = not chosen
+        taken: tuple[Evidence, _Cost] | None = None
+        forms = [item] if _lean(item) == item else [item, _lean(item)]
+        for form in forms:
+            cost = meter.item(form, opener=opener, first=first)
+            if cost.within(left):
+                taken = (form, cost)
+                break
+        if taken is None:
+            for form in forms:
+                clipped = _clipped(form, left, meter, opener=opener, first=first)
+                if clipped is not None:
+                    taken = (clipped, meter.item(clipped, opener=opener, first=first))
+                    break
+        if taken is None:
             continue
-        clipped = _clipped(item, left, estimator)
-        if clipped is not None:
-            chosen.append(clipped)
-            used += _item_cost(clipped, estimator)
+        chosen.append(taken[0])
+        openers.setdefault(item.segment_id, taken[0])
+        used += taken[1]
     return chosen, used
+
+
+def grouped(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
+    """``evidence`` with the items of each segment together, segments in the order of their
+    best item and items in their order within it: how the result is shown, one heading per
+    segment."""
+    runs: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        runs.setdefault(item.segment_id, []).append(item)
+    return tuple(item for run in runs.values() for item in run)
 
 
 def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
     """``offered`` without what can be worked out again, but for the best item, which stays
-    whole: the matched terms (the query's terms in its text), and a segment title the item
-    before already gave."""
+    whole: the matched terms (the query's terms in its text), and an event's grips (those of
+    its segment whose range holds it)."""
     slim: list[Evidence] = list(offered[:1])
-    previous = offered[0].segment_id if offered else ""
     for item in offered[1:]:
-        title = "" if item.segment_id == previous else item.segment_title
-        slim.append(attrs.evolve(item, segment_title=title, matched_terms=()))
-        previous = item.segment_id
+        grips = () if item.kind is EvidenceKind.EVENT else item.grip_ids
+        slim.append(attrs.evolve(item, grip_ids=grips, matched_terms=()))
     return slim
 
 
 def _lean(item: Evidence) -> Evidence:
     """``item`` without what can be looked up again from its ids: its segment's title, its
-    grips and its matched terms."""
-    return attrs.evolve(item, segment_title="", grip_ids=(), matched_terms=())
+    matched terms, an event's grips, and a statement's events when it has grips (they are the
+    events of the grips' ranges)."""
+    if item.kind is EvidenceKind.EVENT:
+        return attrs.evolve(item, segment_title="", grip_ids=(), matched_terms=())
+    events = () if item.grip_ids else item.event_ids
+    return attrs.evolve(item, segment_title="", event_ids=events, matched_terms=())
 
 
 def _clipped(
-    item: Evidence, room: int, estimator: TokenEstimator, shortest: int = _SHORTEST_CLIP
+    item: Evidence,
+    room: _Cost,
+    meter: _Meter,
+    shortest: int = _SHORTEST_CLIP,
+    *,
+    opener: Evidence | None = None,
+    first: bool = True,
 ) -> Evidence | None:
     """``item`` with its text clipped so that it costs at most ``room``, or None when fewer
-    than ``shortest`` characters of it would be left."""
+    than ``shortest`` characters of it would be left (or it is a statement: those are not
+    cut unless ``shortest`` is below :data:`_SHORTEST_CLIP`, for a last resort)."""
     if item.kind is not EvidenceKind.EVENT and shortest >= _SHORTEST_CLIP:
         return None
-    shortest_text = _prefix(item.text, min(shortest, len(item.text)))
-    if _item_cost(attrs.evolve(item, text=shortest_text, clipped=True), estimator) > room:
+
+    def fits(length: int) -> bool:
+        trial = attrs.evolve(item, text=_prefix(item.text, length), clipped=True)
+        return meter.item(trial, opener=opener, first=first).within(room)
+
+    shortest = min(shortest, len(item.text))
+    if not fits(shortest):
         return None  # not even the shortest clip fits: no search
-    low, high = 0, len(item.text)
+    low, high = shortest, len(item.text)
     # The largest prefix that fits: the estimator need not be linear, so search for it.
     while low < high:
         middle = (low + high + 1) // 2
-        trial = attrs.evolve(item, text=_prefix(item.text, middle), clipped=True)
-        if _item_cost(trial, estimator) <= room:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    if low < min(shortest, len(item.text)):
-        return None
     return attrs.evolve(item, text=_prefix(item.text, low), clipped=True)
 
 
@@ -233,60 +324,65 @@ def _shape(
 ) -> NavigationResult:
     full = result.steps
     frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
-    base = frame_cost(frame, estimator)
+    base = _costs(frame, estimator)
+    meter = _Meter(estimator)
     # A reason that grows by a note keeps room for it.
-    reserve = estimator("; " + note(len(offered), len(offered)))
+    told = estimator("; " + note(len(offered), len(offered)))
+    reserve = _Cost(told, told)
+    limit = _Cost(budget, budget)
     compact = compact_path(full)
     terse = compact_path(full, text=_TERSE_TEXT - 1)
+    widest = max(base.json, base.markdown)
     if full_path:
         # Every step first, but not at the cost of all the evidence: room for the best item
         # (up to half of what the frame leaves) is kept.
-        first = _item_cost(offered[0], estimator) if offered else 0
-        allowance = budget - base - reserve - min(first, (budget - base) // 2)
+        best = meter.item(offered[0], opener=None, first=True) if offered else _Cost(0, 0)
+        keep = min(max(best.json, best.markdown), (budget - widest) // 2)
+        allowance = budget - widest - told - keep
     else:
         allowance = int(budget * _PATH_SHARE)
     paths = [full, compact, terse] if full_path else [compact, terse]
     path: tuple[NavigationStep, ...] = ()
-    used = base + reserve
-    path_costs: dict[int, int] = {}
+    path_cost = _Cost(0, 0)
     for candidate in paths:
-        cost = rendered_cost(attrs.evolve(frame, steps=candidate), estimator)
-        path_costs[id(candidate)] = cost - base
-        if cost - base <= allowance and cost + reserve <= budget:
-            path, used = candidate, cost + reserve
+        extra = _costs(attrs.evolve(frame, steps=candidate), estimator) - base
+        if max(extra.json, extra.markdown) <= allowance and (base + extra + reserve).within(limit):
+            path, path_cost = candidate, extra
             break
-    chosen, used_by = _fill(offered, budget - used, estimator)
+    used = base + path_cost + reserve
+    chosen, used_by = _fill(offered, limit - used, meter)
     if len(chosen) < len(offered):
         # Not everything fits as it is: items without what their ids lead back to (grips,
-        # matched terms, a title said by the item before) make room for more of them.
-        slim, slim_used = _fill(_slimmed(offered), budget - used, estimator)
+        # matched terms) make room for more of them.
+        slim, slim_used = _fill(_slimmed(offered), limit - used, meter)
         if len(slim) > len(chosen):
             chosen, used_by = slim, slim_used
-    used += used_by
     if offered and not chosen:
         # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
-        lean = _clipped(_lean(offered[0]), budget - used, estimator, _SHORTEST_LEAN_CLIP)
+        lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is None and path:
-            path, used = (), base + reserve
-            lean = _clipped(_lean(offered[0]), budget - used, estimator, _SHORTEST_LEAN_CLIP)
+            path, path_cost = (), _Cost(0, 0)
+            used = base + reserve
+            lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is not None:
             chosen.append(lean)
+            used_by = meter.item(lean, opener=None, first=True)
+    used += used_by
     reason = result.reason
     if len(chosen) < len(offered):
-        told = note(len(chosen), len(offered))
-        reason = f"{reason}; {told}" if reason else told
+        said = note(len(chosen), len(offered))
+        reason = f"{reason}; {said}" if reason else said
     partial = result.partial or len(chosen) < len(offered)
-    shaped = attrs.evolve(frame, steps=path, evidence=tuple(chosen), reason=reason, partial=partial)
+    shaped = attrs.evolve(
+        frame, steps=path, evidence=grouped(chosen), reason=reason, partial=partial
+    )
     # What the evidence left may show more of the path (each path's cost was measured on
     # the frame; the final check in _settle measures the whole).
-    wider = [full, compact, terse] if not full_path else []
-    for candidate in wider:
+    for candidate in [full, compact, terse] if not full_path else []:
         if candidate == path:
             break
-        extra = path_costs.setdefault(
-            id(candidate), rendered_cost(attrs.evolve(frame, steps=candidate), estimator) - base
-        )
-        if used - path_costs.get(id(path), 0) + extra <= budget:
+        extra = _costs(attrs.evolve(frame, steps=candidate), estimator) - base
+        if (used - path_cost + extra).within(limit):
             shaped = attrs.evolve(shaped, steps=candidate)
             break
     return shaped

@@ -12,7 +12,7 @@ import re
 
 from tocsearch.text import MIN_TERM_LENGTH
 
-__all__ = ["STOPWORDS", "topic_terms"]
+__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "is_recap", "searched_terms", "topic_terms"]
 
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are around as at be because been
@@ -129,3 +129,14 @@ def is_recap(terms: tuple[str, ...]) -> bool:
     False
     """
     return bool(terms) and all(term in _RECAP_STEMS for term in terms)
+
+
+def searched_terms(topic: str) -> tuple[str, ...]:
+    """The terms a navigation searches for ``topic``: the first :data:`MAX_QUERY_TERMS` of its
+    :func:`topic_terms`, none when they only ask for a recap of a period.
+
+    >>> searched_terms("JWT refresh tokens"), searched_terms("what did I work on")
+    (('jwt', 'refresh', 'token'), ())
+    """
+    terms = topic_terms(topic)[:MAX_QUERY_TERMS]
+    return () if is_recap(terms) else terms

@@ -43,7 +43,7 @@ from tocsearch.navigate._pages import newest_in
 from tocsearch.navigate._route import may_hold_all
 from tocsearch.navigate._scan import scan
 from tocsearch.navigate._teleport import teleport
-from tocsearch.navigate._terms import MAX_QUERY_TERMS, is_recap, topic_terms
+from tocsearch.navigate._terms import MAX_QUERY_TERMS, searched_terms, topic_terms
 from tocsearch.navigate._trail import Trail, WalkLimits
 from tocsearch.navigate._walk import Walk
 from tocsearch.navigate.result import (
@@ -173,12 +173,10 @@ class Navigator:
         hints = parse_time_hints(query, now)
         every = topic_terms(hints.topic)
         # A long query is cut to its first terms, so the work stays linear in what is kept.
-        terms = every[:MAX_QUERY_TERMS]
         # "What did I work on last week", "summarize", "recap of yesterday": the words ask
         # for the period itself, so it is listed as a time-only question.
-        recap = bool(terms) and is_recap(terms)
-        if recap:
-            terms = ()
+        terms = searched_terms(hints.topic)
+        recap = bool(every) and not terms
         lens = Lens(terms, folded=self._folded, digests=self._digests)
         greps = bool(terms) and self.storage.count_events() > 0
         walk = Walk(

@@ -9,7 +9,8 @@ section, one numbered item per step and one block per segment.
 from __future__ import annotations
 
 import enum
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 
 import attrs
@@ -17,19 +18,24 @@ import attrs
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
-from tocsearch.navigate.timehints import TimeHints
+from tocsearch.navigate._evidence_json import flat_items, segment_groups
+from tocsearch.navigate._terms import searched_terms
+from tocsearch.navigate.timehints import TimeHints, topic_without
 from tocsearch.search import SearchField
 from tocsearch.text import clip
 
 __all__ = [
+    "EXPAND_EVENT",
+    "EXPAND_GRIP",
     "Evidence",
     "EvidenceKind",
     "NavigationResult",
     "NavigationStep",
     "StepMatch",
     "StepPhase",
-    "evidence_dict",
     "node_label",
+    "segment_dicts",
+    "segment_markdown",
 ]
 
 
@@ -168,46 +174,62 @@ class NavigationResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``.
 
-        It is compact, because the token budget counts it: keys whose value is empty or the
-        default (``parent_ids``, ``matches``, ``chosen`` of a step; ``field``, ``grip_ids``,
-        ``event_ids``, ``matched_terms``, ``clipped`` of an evidence item, and ``end_time``
-        when it equals ``start_time``) are left out, ``topic`` is left out when it is the
-        whole query, ``time_hints`` when the query has none and ``steps`` when the path is
-        not shown, and the time hints do not repeat the topic.
-        :meth:`from_dict` puts them back.
+        It is compact, because the token budget counts it: the evidence is grouped by segment
+        under ``segments`` (each run of items from one segment once, with the segment's id and
+        title; see :mod:`tocsearch.navigate._evidence_json`); keys whose value is empty or the
+        default (``parent_ids``, ``matches``, ``chosen`` of a step; ``kind`` when ``event``,
+        ``field``, ``grip_ids``, ``event_ids``, ``matched_terms``, ``clipped`` of an item, its
+        ``start_time`` when its one event's id carries it and ``end_time`` when it equals
+        ``start_time``) are left out, ``topic`` is left out when it is the query without its
+        time phrases, ``terms`` when they are the topic's own, ``time_hints`` when the query
+        has none and ``steps`` when the path is not shown, and the time hints do not repeat
+        the topic (when it is theirs). :meth:`from_dict` puts them back.
         """
         data: dict[str, Any] = to_dict(self)
-        data["time_hints"].pop("topic", None)
-        if data["topic"] == data["query"]:
+        hints = data["time_hints"]
+        if hints["topic"] == data["topic"]:
+            del hints["topic"]
+        if tuple(data["terms"]) == searched_terms(self.topic):
+            del data["terms"]
+        if self.topic == topic_without(self.query, self.time_hints.phrases):
             del data["topic"]
-        if not data["time_hints"]["ranges"] and not data["time_hints"]["phrases"]:
+        if list(hints) == ["ranges", "phrases"] and not hints["ranges"] and not hints["phrases"]:
             del data["time_hints"]
         for step in data["steps"]:
             _drop_empty(step, _STEP_DEFAULTS)
         if not data["steps"]:
             del data["steps"]
-        data["evidence"] = [evidence_dict(item) for item in self.evidence]
-        return data
+        shaped: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "evidence":
+                shaped["segments"] = segment_groups(value)
+            else:
+                shaped[key] = value
+        return shaped
 
     @classmethod
     def from_dict(cls, data: Any) -> NavigationResult:
-        """The result back from :meth:`to_dict` output (or from the full form with every key).
+        """The result back from :meth:`to_dict` output (or from the full form with every key,
+        the evidence as a flat ``evidence`` list).
 
         Raises:
             InvalidArgument: the data does not describe a navigation result.
         """
         if isinstance(data, dict):
             data = dict(data)
-            data.setdefault("topic", data.get("query"))
+            if "topic" not in data and isinstance(data.get("query"), str):
+                data["topic"] = topic_without(data["query"], _phrases(data.get("time_hints")))
+            if "terms" not in data and isinstance(data.get("topic"), str):
+                data["terms"] = list(searched_terms(data["topic"]))
             data.setdefault("time_hints", {"ranges": [], "phrases": []})
             data.setdefault("steps", [])
             hints = data.get("time_hints")
             if isinstance(hints, dict) and "topic" not in hints:
-                data["time_hints"] = {**hints, "topic": data.get("topic")}
+                data["time_hints"] = {"topic": data.get("topic"), **hints}
             if isinstance(data.get("steps"), list):
                 data["steps"] = [_with_defaults(step, _STEP_DEFAULTS) for step in data["steps"]]
-            if isinstance(data.get("evidence"), list):
-                data["evidence"] = [_evidence_defaults(item) for item in data["evidence"]]
+            if "segments" in data:
+                data["evidence"] = flat_items(data.pop("segments"))
         return from_dict(data, cls)
 
     def to_markdown(self, *, include_path: bool = True) -> str:
@@ -225,20 +247,17 @@ class NavigationResult:
             for step in self.steps:
                 lines.extend(_step_lines(step))
             if not self.steps:
-                lines.append("No node was searched.")
+                lines.append(
+                    f"The path of {self.iterations} searches is left out for the budget."
+                    if self.iterations
+                    else "No node was searched."
+                )
             lines.append("")
         lines += ["## Evidence", ""]
         if not self.evidence:
             lines.append("No evidence found.")
-        for segment_id, items in _by_segment(self.evidence):
-            first = items[0]
-            lines.append(
-                f"**Segment: {segment_id}** - {first.segment_title} "
-                f"({first.start_time:%Y-%m-%d %H:%M} UTC)"
-            )
-            for item in items:
-                lines.append(_evidence_line(item))
-            lines.append("")
+        for _, items in _by_segment(self.evidence):
+            lines += [*segment_markdown(items), ""]
         if lines[-1] != "":
             lines.append("")
         status = "Partial result" if self.partial else "Done"
@@ -247,32 +266,27 @@ class NavigationResult:
             f"{self.tokens_used} of {self.token_budget} tokens)_"
         )
         if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
-            lines += ["", "Expand an event or a grip to see the conversation around it."]
+            lines += ["", EXPAND_EVENT]
         elif any(item.grip_ids for item in self.evidence):
-            lines += ["", "Expand a grip to see the full conversation behind a statement."]
+            lines += ["", EXPAND_GRIP]
         return "\n".join(lines) + "\n"
 
 
-# The keys to_dict leaves out when they hold these values, and from_dict puts back.
+# The keys to_dict leaves out of a step when they hold these values, and from_dict puts back.
 _STEP_DEFAULTS: dict[str, Any] = {"parent_ids": [], "matches": [], "chosen": None}
-_EVIDENCE_DEFAULTS: dict[str, Any] = {
-    "segment_title": "",
-    "field": None,
-    "grip_ids": [],
-    "event_ids": [],
-    "matched_terms": [],
-    "clipped": False,
-}
 
 
-def evidence_dict(item: Evidence) -> dict[str, Any]:
-    """One evidence item as :meth:`NavigationResult.to_dict` shows it: without the keys that
-    hold their defaults."""
-    data: dict[str, Any] = to_dict(item)
-    if data["end_time"] == data["start_time"]:
-        del data["end_time"]
-    _drop_empty(data, _EVIDENCE_DEFAULTS)
-    return data
+def segment_dicts(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
+    """The evidence as :meth:`NavigationResult.to_dict` shows it under ``segments``."""
+    return segment_groups([to_dict(item) for item in evidence])
+
+
+def _phrases(hints: Any) -> list[str]:
+    """The time phrases of a result's ``time_hints`` JSON, none when it has none."""
+    phrases = hints.get("phrases") if isinstance(hints, dict) else None
+    if not isinstance(phrases, list):
+        return []
+    return [phrase for phrase in phrases if isinstance(phrase, str)]
 
 
 def _drop_empty(data: dict[str, Any], defaults: dict[str, Any]) -> None:
@@ -287,25 +301,35 @@ def _with_defaults(data: Any, defaults: dict[str, Any]) -> Any:
     return {**defaults, **data}
 
 
-def _evidence_defaults(data: Any) -> Any:
-    item = _with_defaults(data, _EVIDENCE_DEFAULTS)
-    if isinstance(item, dict) and "end_time" not in item and "start_time" in item:
-        item["end_time"] = item["start_time"]
-    return item
+EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
+"""The Markdown's last line when it cites an event."""
+EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
+"""The Markdown's last line when it cites statements with grips and no event."""
 
 
-def _evidence_line(item: Evidence) -> str:
-    """One Markdown line: a quoted event with its time and id, or a statement with its grips."""
+def segment_markdown(items: Sequence[Evidence]) -> list[str]:
+    """The Markdown lines of a run of items from one segment: a heading with the segment's id,
+    the first item's title and time, then one line per item."""
+    first = items[0]
+    title = f" - {first.segment_title}" if first.segment_title else ""
+    day = first.start_time.date()
+    heading = f"**Segment: {first.segment_id}**{title} ({first.start_time:%Y-%m-%d %H:%M} UTC)"
+    return [heading, *(_evidence_line(item, day) for item in items)]
+
+
+def _evidence_line(item: Evidence, day: date) -> str:
+    """One Markdown line: a quoted event with its time (the date only when it is not
+    ``day``, the date of its segment's heading) and id, or a statement with its grips."""
     grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
     if item.kind is EvidenceKind.EVENT:
         cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
         refs = f"{cited} {grips}".rstrip()
-        return (
-            f'- {item.start_time:%Y-%m-%d %H:%M} "{clip(item.text, _EVENT_DISPLAY)}" {refs} '
-            f"(score: {item.score:.2f})"
-        )
+        when = f"{item.start_time:%H:%M}"
+        if item.start_time.date() != day:
+            when = f"{item.start_time:%Y-%m-%d} {when}"
+        return f'- {when} "{clip(item.text, _EVENT_DISPLAY)}" {refs} ({item.score:.2f})'
     source = "" if item.field in (SearchField.BULLETS, None) else f" ({item.field.value})"
-    return f'- "{item.text}" {grips or "[no grip]"} (score: {item.score:.2f}){source}'
+    return f'- "{item.text}" {grips or "[no grip]"} ({item.score:.2f}){source}'
 
 
 def node_label(node_id: str) -> str:
@@ -354,7 +378,10 @@ _MATCH_DISPLAY = 100
 
 
 def _by_segment(evidence: tuple[Evidence, ...]) -> list[tuple[str, list[Evidence]]]:
-    grouped: dict[str, list[Evidence]] = {}
+    """The runs of consecutive items from one segment, as the JSON groups them."""
+    runs: list[tuple[str, list[Evidence]]] = []
     for item in evidence:
-        grouped.setdefault(item.segment_id, []).append(item)
-    return list(grouped.items())
+        if not runs or runs[-1][0] != item.segment_id:
+            runs.append((item.segment_id, []))
+        runs[-1][1].append(item)
+    return runs

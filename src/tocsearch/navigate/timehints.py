@@ -27,7 +27,7 @@ same holds for abbreviations and bare years. A date that does not exist (Feb 30)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 
 import attrs
@@ -35,7 +35,7 @@ import attrs
 from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidArgument
 
-__all__ = ["TimeHints", "TimeRange", "parse_time_hints"]
+__all__ = ["TimeHints", "TimeRange", "parse_time_hints", "topic_without"]
 
 
 @attrs.frozen
@@ -501,10 +501,36 @@ def _topic(query: str, tokens: list[_Token], removed: set[int]) -> str:
             pieces.append(query[cursor : token.start])
             cursor = token.end
     pieces.append(query[cursor:])
-    text = re.sub(r"\s+", " ", "".join(pieces))
+    return _tidy("".join(pieces))
+
+
+def _tidy(text: str) -> str:
+    """``text`` with runs of white space made one space, none before punctuation, no
+    punctuation doubled where a phrase was cut out, and nothing dangling at either end."""
+    text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([?.!,;:])", r"\1", text)
     text = re.sub(r"([,;:])(?=[,;:?.!])", "", text)
     return text.strip().strip(",;:- ").strip()
+
+
+def topic_without(query: str, phrases: Sequence[str]) -> str:
+    """``query`` with the first occurrence of each of ``phrases`` cut out, in order and tidied
+    as :func:`parse_time_hints` tidies its topic: usually that topic again, so a result can
+    leave it out of its JSON (it checks that it is).
+
+    >>> topic_without("JWT bugs last week", ["last week"])
+    'JWT bugs'
+    """
+    rest = query
+    pieces: list[str] = []
+    for phrase in phrases:
+        at = rest.find(phrase)
+        if at < 0 or not phrase:
+            continue
+        pieces.append(rest[:at])
+        rest = rest[at + len(phrase) :]
+    pieces.append(rest)
+    return _tidy("".join(pieces))
 
 
 def parse_time_hints(query: str, now: datetime) -> TimeHints:

@@ -1,0 +1,135 @@
+"""The evidence of a navigation result as JSON: grouped by segment, each item without what its
+group or its own ids already say.
+
+The token budget counts the JSON, so what repeats is said once: a run of items from one
+segment is one group with the segment's id and title; an item leaves out its ``kind`` when it
+is an event, its ``start_time`` when the one event it cites carries that time in its id (event
+ids hold their timestamp, see :mod:`tocsearch.ids`), its ``end_time`` when it equals the start,
+a statement its ``field`` when it is ``bullets``, and every key that holds its default.
+:func:`flat_items` puts everything back, so a result read from its JSON equals the one
+written, and refuses groups that are not groups.
+
+>>> items = [
+...     {"segment_id": "s", "segment_title": "T", "kind": "event", "text": "a",
+...      "field": None, "grip_ids": [], "event_ids": ["evt:1769763600000:x"], "score": 1.0,
+...      "matched_terms": [], "start_time": "2026-01-30T09:00:00+00:00",
+...      "end_time": "2026-01-30T09:00:00+00:00", "clipped": False},
+... ]
+>>> groups = segment_groups(items)
+>>> groups[0]["segment_id"], groups[0]["segment_title"]
+('s', 'T')
+>>> groups[0]["evidence"]
+[{'text': 'a', 'event_ids': ['evt:1769763600000:x'], 'score': 1.0}]
+>>> flat_items(groups) == items
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tocsearch.errors import InvalidArgument
+from tocsearch.ids import parse_event_id
+
+__all__ = ["flat_items", "segment_groups"]
+
+# The keys an item leaves out when they hold these values, and flat_items puts back.
+_DEFAULTS: dict[str, Any] = {
+    "kind": "event",
+    "field": None,
+    "grip_ids": [],
+    "event_ids": [],
+    "matched_terms": [],
+    "clipped": False,
+}
+
+
+_BULLETS = "bullets"
+
+
+def _implied_start(event_ids: Any) -> str | None:
+    """The time an item citing exactly one event has by default: that event's, from its id."""
+    if not isinstance(event_ids, list) or len(event_ids) != 1 or not isinstance(event_ids[0], str):
+        return None
+    try:
+        return parse_event_id(event_ids[0])[0].isoformat()
+    except ValueError:
+        return None
+
+
+def _compact(item: dict[str, Any], title: str) -> dict[str, Any]:
+    data = {key: value for key, value in item.items() if key != "segment_id"}
+    if data.get("end_time") == data.get("start_time"):
+        data.pop("end_time", None)
+    if "start_time" in data and data["start_time"] == _implied_start(data.get("event_ids")):
+        del data["start_time"]
+    if data.get("segment_title") == title:
+        del data["segment_title"]
+    for key, default in _DEFAULTS.items():
+        if key in data and data[key] == default:
+            del data[key]
+    # A statement's field is "bullets" unless it says otherwise; an event has none.
+    if data.get("kind") == "bullet" and data.get("field") == _BULLETS:
+        del data["field"]
+    elif data.get("kind") == "bullet" and "field" not in data:
+        data["field"] = None
+    return data
+
+
+def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``,
+    ``segment_title`` (left out when empty) and the run's compact items under ``evidence``."""
+    groups: list[dict[str, Any]] = []
+    for item in items:
+        if not groups or groups[-1]["segment_id"] != item["segment_id"]:
+            group: dict[str, Any] = {"segment_id": item["segment_id"]}
+            if item["segment_title"]:
+                group["segment_title"] = item["segment_title"]
+            group["evidence"] = []
+            groups.append(group)
+        current = groups[-1]
+        current["evidence"].append(_compact(item, current.get("segment_title", "")))
+    return groups
+
+
+def flat_items(groups: Any) -> list[dict[str, Any]]:
+    """The full evidence dicts of :func:`segment_groups` output, in order.
+
+    Raises:
+        InvalidArgument: ``groups`` is not a list of groups, each an object with a string
+            ``segment_id`` and a list of objects under ``evidence``.
+    """
+    if not isinstance(groups, list):
+        raise InvalidArgument(f"'segments' must be a list, got {type(groups).__name__}")
+    items: list[dict[str, Any]] = []
+    for number, group in enumerate(groups):
+        where = f"segments[{number}]"
+        if not isinstance(group, dict):
+            raise InvalidArgument(f"{where} must be an object, got {type(group).__name__}")
+        if not isinstance(group.get("segment_id"), str):
+            raise InvalidArgument(f"{where} must have a string 'segment_id'")
+        if not isinstance(group.get("evidence"), list):
+            raise InvalidArgument(f"{where} must have a list 'evidence'")
+        title = group.get("segment_title", "")
+        for index, item in enumerate(group["evidence"]):
+            if not isinstance(item, dict):
+                raise InvalidArgument(
+                    f"{where}.evidence[{index}] must be an object, got {type(item).__name__}"
+                )
+            full: dict[str, Any] = {"segment_id": group["segment_id"], "segment_title": title}
+            full.update(
+                {
+                    key: list(value) if isinstance(value, list) else value
+                    for key, value in _DEFAULTS.items()
+                }
+            )
+            full.update(item)
+            if full.get("kind") == "bullet" and "field" not in item:
+                full["field"] = _BULLETS
+            if "start_time" not in full:
+                implied = _implied_start(full.get("event_ids"))
+                if implied is not None:
+                    full["start_time"] = implied
+            full.setdefault("end_time", full.get("start_time"))
+            items.append(full)
+    return items

@@ -1,0 +1,204 @@
+"""The JSON form of a navigation result: evidence grouped by segment, each item without what its
+group or its ids say, and read back to the same result."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.strategies import evidence_items, sentences, words
+
+from tocsearch.converter import to_dict
+from tocsearch.errors import InvalidArgument
+from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
+from tocsearch.navigate._terms import searched_terms
+
+NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
+EVENT_ID = "evt:1769763600000:x"  # 2026-01-30 09:00 UTC
+
+
+def _result(
+    query: str, evidence: list[Evidence], terms: tuple[str, ...] | None
+) -> NavigationResult:
+    hints = parse_time_hints(query, NOW)
+    return NavigationResult(
+        query=query,
+        topic=hints.topic,
+        terms=terms if terms is not None else ("jwt",),
+        time_hints=hints,
+        steps=(),
+        evidence=tuple(evidence),
+        partial=False,
+        reason="done",
+        tokens_used=1,
+        token_budget=10,
+        nodes_visited=1,
+        iterations=1,
+    )
+
+
+# Time phrases placed before, after or inside a topic: the topic left out of the JSON is the
+# query without them.
+_PHRASES = ["", "last week", "yesterday", "in January", "between Jan 5 and Jan 9", "since may"]
+
+
+@st.composite
+def _queries(draw: st.DrawFn) -> str:
+    """A question of a few words with a time phrase at either end or none, or only filler."""
+    topic = draw(st.lists(words, max_size=5))
+    phrase = draw(st.sampled_from(_PHRASES))
+    parts = [phrase, *topic] if draw(st.booleans()) else [*topic, phrase]
+    query = " ".join(part for part in parts if part)
+    return query or draw(st.sampled_from(["what did I work on", "recap", "JWT"]))
+
+
+@given(
+    evidence=st.lists(evidence_items(("s1", "s2", "s3")), max_size=8),
+    query=_queries(),
+    terms=st.none() | st.just(("other", "terms")) | st.just(()),
+    topic=st.none() | sentences,
+)
+def test_any_result_reads_back_from_its_json(
+    evidence: list[Evidence], query: str, terms: tuple[str, ...] | None, topic: str | None
+) -> None:
+    """to_dict, through JSON text, and from_dict give back the same result, whatever the items
+    (events whose times are or are not those of their ids, statements, runs of one segment
+    broken by another, titles that change within a run), the query and its time phrases, and
+    whether the topic and terms are the query's own or not."""
+    result = _result(query, evidence, terms)
+    if topic is not None:
+        result = attrs.evolve(result, topic=topic)
+    text = json.dumps(result.to_dict(), ensure_ascii=False)
+    assert NavigationResult.from_dict(json.loads(text)) == result
+
+
+@given(evidence=st.lists(evidence_items(("s1", "s2")), max_size=6), query=_queries())
+def test_the_full_form_reads_back_too(evidence: list[Evidence], query: str) -> None:
+    """The form with every key (the converter's, the evidence as one flat list) reads back to
+    the same result as the compact one."""
+    result = _result(query, evidence, None)
+    assert NavigationResult.from_dict(to_dict(result)) == result
+
+
+def test_left_out_keys_are_the_derivable_ones() -> None:
+    """A result whose topic and terms are its query's own leaves both out; one whose topic or
+    terms differ keeps them."""
+    own = _result("JWT expiry last week", [], None)
+    own = attrs.evolve(own, terms=searched_terms(own.topic))
+    data = own.to_dict()
+    assert "topic" not in data
+    assert "terms" not in data
+    assert data["time_hints"]["phrases"] == ["last week"]
+    other = attrs.evolve(own, topic="JWT", terms=("jwt", "expiry"))
+    kept = other.to_dict()
+    assert kept["topic"] == "JWT"
+    assert kept["terms"] == ["jwt", "expiry"]
+
+
+_FRAME: dict[str, Any] = {
+    "query": "JWT",
+    "partial": False,
+    "reason": "",
+    "tokens_used": 1,
+    "token_budget": 10,
+    "nodes_visited": 0,
+    "iterations": 0,
+}
+
+
+@pytest.mark.parametrize(
+    ("segments", "message"),
+    [
+        ("x", "'segments' must be a list, got str"),
+        ([1], "segments[0] must be an object, got int"),
+        ([{"evidence": []}], "segments[0] must have a string 'segment_id'"),
+        ([{"segment_id": "s"}], "segments[0] must have a list 'evidence'"),
+        ([{"segment_id": "s", "evidence": [1]}], "segments[0].evidence[0] must be an object"),
+        (
+            [{"segment_id": "s", "evidence": [{"text": "a", "event_ids": [EVENT_ID]}]}],
+            "required field missing @ $.evidence[0].score",
+        ),
+        (
+            [{"segment_id": "s", "evidence": [{"text": "a", "score": 1}]}],
+            "required field missing @ $.evidence[0].start_time",
+        ),
+        (
+            [{"segment_id": "s", "evidence": [{"text": "a", "score": 1, "event_ids": ["bad"]}]}],
+            "required field missing @ $.evidence[0].start_time",
+        ),
+    ],
+)
+def test_malformed_segments_are_a_clear_error(segments: Any, message: str) -> None:
+    """Groups or items that are not objects, or miss what cannot be worked out (a segment id,
+    a score, a time no event id carries), are refused with InvalidArgument naming the part."""
+    with pytest.raises(InvalidArgument) as caught:
+        NavigationResult.from_dict({**_FRAME, "segments": segments})
+    assert message in str(caught.value)
+
+
+def test_an_item_short_of_keys_gets_its_defaults() -> None:
+    """An item with only text, score and one event id is an event at that event's time, in
+    its group's segment, with empty grips and terms."""
+    data = {
+        **_FRAME,
+        "segments": [
+            {"segment_id": "s", "evidence": [{"text": "a", "score": 1, "event_ids": [EVENT_ID]}]}
+        ],
+    }
+    (item,) = NavigationResult.from_dict(data).evidence
+    assert item.segment_id == "s"
+    assert item.segment_title == ""
+    assert item.kind is EvidenceKind.EVENT
+    assert item.start_time == item.end_time == datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
+    assert (item.grip_ids, item.matched_terms, item.clipped) == ((), (), False)
+
+
+@given(evidence=st.lists(evidence_items(("s1", "s2")), min_size=1, max_size=8))
+def test_each_run_of_one_segment_is_one_group(evidence: list[Evidence]) -> None:
+    """The groups are the runs of consecutive items from one segment, in order, and no item
+    repeats its segment's id."""
+    data = _result("JWT", evidence, None).to_dict()
+    runs = [
+        item.segment_id
+        for index, item in enumerate(evidence)
+        if index == 0 or evidence[index - 1].segment_id != item.segment_id
+    ]
+    assert [group["segment_id"] for group in data["segments"]] == runs
+    assert sum(len(group["evidence"]) for group in data["segments"]) == len(evidence)
+    assert all("segment_id" not in item for group in data["segments"] for item in group["evidence"])
+
+
+def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
+    """An event citing one event whose id carries its time has no kind, times, segment id or
+    repeated title in its JSON."""
+    event_id = "evt:1770127514000:backfill.02"
+    item = Evidence(
+        segment_id="toc:segment:2026-02-03:140000-a8",
+        segment_title="Backfill",
+        kind=EvidenceKind.EVENT,
+        text="How long will it take?",
+        field=None,
+        grip_ids=(),
+        event_ids=(event_id,),
+        score=1.0,
+        matched_terms=(),
+        start_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
+        end_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
+    )
+    data = _result("JWT", [item, item], None).to_dict()
+    assert data["segments"] == [
+        {
+            "segment_id": "toc:segment:2026-02-03:140000-a8",
+            "segment_title": "Backfill",
+            "evidence": [
+                {"text": "How long will it take?", "event_ids": [event_id], "score": 1.0},
+                {"text": "How long will it take?", "event_ids": [event_id], "score": 1.0},
+            ],
+        }
+    ]
+    assert "terms" not in data  # the terms of "JWT" are worked out again from the topic
