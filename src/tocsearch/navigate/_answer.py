@@ -18,6 +18,14 @@ from tocsearch.storage.protocol import Storage
 __all__ = ["candidates"]
 
 
+# Decimals of a score as returned: ranks are decided before, and every digit costs tokens.
+_SCORE_DIGITS = 2
+
+
+def _shown(score: float) -> float:
+    return round(score, _SCORE_DIGITS)
+
+
 class _Grips:
     """The grip ranges of segments and the events they cite, read once per navigation."""
 
@@ -65,7 +73,7 @@ def _event_evidence(hit: EventHit, grips: _Grips) -> Evidence:
         field=None,
         grip_ids=grips.holding(hit.segment, event.event_id),
         event_ids=(event.event_id,),
-        score=round(min(1.0, hit.score), 6),
+        score=_shown(min(1.0, hit.score)),
         matched_terms=hit.matched,
         start_time=event.timestamp,
         end_time=event.timestamp,
@@ -93,5 +101,5 @@ def candidates(
         if events and cited.issuperset(events):
             continue
         cited.update(events)
-        items.append(attrs.evolve(statement, event_ids=events))
+        items.append(attrs.evolve(statement, event_ids=events, score=_shown(statement.score)))
     return items
