@@ -21,7 +21,6 @@ days they fall on; the store is opened for writing only when there is something 
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -30,8 +29,8 @@ import attrs
 
 from tocsearch._sync_state import FileState, load_state, save_state
 from tocsearch.errors import ImportFailed
-from tocsearch.importers._json import parse_document
-from tocsearch.importers.chatgpt import load_chatgpt, load_chatgpt_document
+from tocsearch.importers._export import unpacked_export
+from tocsearch.importers.chatgpt import load_chatgpt
 from tocsearch.importers.claude_code import load_claude_code_tail
 from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
@@ -47,11 +46,7 @@ __all__ = [
 
 _CLAUDE_CODE = "claude-code"
 _CHATGPT = "chatgpt"
-_CONVERSATIONS = "conversations.json"
 _BATCH = 5_000
-# A ChatGPT export's conversations.json is large, but not this large; a bigger member is refused
-# rather than unpacked into memory (a zip bomb).
-_MAX_MEMBER_BYTES = 4 * 1024**3
 
 
 @attrs.frozen
@@ -110,8 +105,9 @@ def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
     for given in paths:
         path = Path(given).expanduser()
         if path.is_dir():
-            if (path / _CONVERSATIONS).is_file():
-                files = [SourceFile(path / _CONVERSATIONS, _CHATGPT)]
+            export = unpacked_export(path)
+            if export is not None:
+                files = [SourceFile(export, _CHATGPT)]
             else:
                 files = [
                     SourceFile(transcript, _CLAUDE_CODE)
@@ -264,10 +260,7 @@ def _read_transcript(
 def _read_export(
     path: Path, stat: os.stat_result
 ) -> tuple[int, FileState, tuple[Event, ...], list[str]]:
-    if path.suffix.lower() == ".zip":
-        result = load_chatgpt_document(_zipped_conversations(path), os.fspath(path), strict=False)
-    else:
-        result = load_chatgpt(path, strict=False)
+    result = load_chatgpt(path, strict=False)
     entry = FileState(
         kind=_CHATGPT,
         device=stat.st_dev,
@@ -277,34 +270,3 @@ def _read_export(
         offset=stat.st_size,
     )
     return 0, entry, result.events, [str(problem) for problem in result.problems]
-
-
-def _zipped_conversations(path: Path) -> object:
-    """The parsed ``conversations.json`` of a ChatGPT export ``.zip``.
-
-    Raises:
-        ImportFailed: not a zip file, no ``conversations.json`` in it, too large, or not JSON.
-    """
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = [
-                info
-                for info in archive.infolist()
-                if info.filename.rsplit("/", 1)[-1] == _CONVERSATIONS and not info.is_dir()
-            ]
-            if not members:
-                raise ImportFailed(f"{path}: the zip holds no {_CONVERSATIONS}")
-            member = min(members, key=lambda info: info.filename.count("/"))
-            if member.file_size > _MAX_MEMBER_BYTES:
-                raise ImportFailed(
-                    f"{path}: {member.filename} unpacks to {member.file_size:,} bytes, "
-                    f"more than {_MAX_MEMBER_BYTES:,}"
-                )
-            data = archive.read(member)
-    except zipfile.BadZipFile as error:
-        raise ImportFailed(f"{path}: not a readable zip file ({error})") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ImportFailed(f"{path}: {member.filename} is not UTF-8 text") from None
-    return parse_document(text, f"{path}!{member.filename}")

@@ -5,7 +5,8 @@ Four formats are read (see ``docs/importers.md`` for each one's rules):
 - ``"jsonl"``: the generic event format, one JSON object per line;
 - ``"locomo"``: LoCoMo conversation samples;
 - ``"claude-code"``: Claude Code session transcripts (a file or a directory of them);
-- ``"chatgpt"``: a ChatGPT ``conversations.json`` export.
+- ``"chatgpt"``: a ChatGPT export (``conversations.json``, the folder it unpacks to, or the
+  ``.zip`` ChatGPT mails).
 
 Every loader takes ``strict``: a strict import raises :class:`~tocsearch.errors.ImportFailed`
 on the first bad record, before anything is returned, so a caller never stores half a file; a
@@ -54,7 +55,8 @@ def load_events(
     """Events from a file (or, for Claude Code, a directory) in any supported format.
 
     Args:
-        path: the input file or directory.
+        path: the input file or directory (Claude Code transcripts, or an unpacked ChatGPT
+            export).
         format: one of :data:`FORMATS`, or None to tell it from the content
             (rules in :mod:`tocsearch.importers.detect`).
         strict: raise on the first bad record instead of skipping it.

@@ -29,6 +29,12 @@ from typing import Any
 
 from tocsearch.errors import ImportFailed
 from tocsearch.importers._collect import BadRecord, Collector, make_event
+from tocsearch.importers._export import (
+    CONVERSATIONS,
+    is_zip,
+    unpacked_export,
+    zipped_conversations,
+)
 from tocsearch.importers._fields import (
     epoch_seconds,
     hashed_suffix,
@@ -246,10 +252,21 @@ def load_chatgpt_document(document: Any, path: str, *, strict: bool = True) -> I
 
 
 def load_chatgpt(path: str | os.PathLike[str], *, strict: bool = True) -> ImportResult:
-    """Events from a ChatGPT ``conversations.json`` (a list, or one conversation object).
+    """Events from a ChatGPT export: its ``conversations.json`` (a list, or one conversation
+    object), the folder the export unpacks to, or the ``.zip`` ChatGPT mails.
 
     Raises:
-        ImportFailed: the file is missing, not JSON, or (in strict mode) holds a bad message.
+        ImportFailed: the file is missing, not JSON, a zip without ``conversations.json``, or
+            (in strict mode) holds a bad message.
     """
-    document = parse_document(read_text(Path(path)), os.fspath(path))
+    source = Path(path)
+    if source.is_dir():
+        inside = unpacked_export(source)
+        if inside is None:
+            raise ImportFailed(f"{source}: the folder holds no {CONVERSATIONS}")
+        source = inside
+    if is_zip(source):
+        document = zipped_conversations(source)
+    else:
+        document = parse_document(read_text(source), os.fspath(source))
     return load_chatgpt_document(document, os.fspath(path), strict=strict)

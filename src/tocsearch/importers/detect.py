@@ -2,7 +2,9 @@
 
 Rules, applied in order:
 
-1. A directory is a tree of Claude Code transcripts (the only format read from a directory).
+1. A directory holding ``conversations.json`` is an unpacked ChatGPT export; any other
+   directory is a tree of Claude Code transcripts. A zip archive (by its first bytes) is a
+   ChatGPT export as ChatGPT mails it.
 2. An empty file (or one of blank lines) cannot be told apart: error.
 3. When the first non-blank line is a complete JSON object, the file is line-oriented (or one
    object on one line) and that object decides, looking further down (up to 50 non-blank
@@ -31,6 +33,7 @@ from typing import Any
 
 from tocsearch.errors import ImportFailed, UnknownFormat
 from tocsearch.importers._collect import BadRecord
+from tocsearch.importers._export import is_zip, unpacked_export, zipped_conversations
 from tocsearch.importers._json import (
     DEPTH_LIMIT,
     NestedTooDeep,
@@ -125,7 +128,9 @@ def detect_format(path: Path) -> Detection:
         ImportFailed: the path is missing, empty, binary, or matches no format or several.
     """
     if path.is_dir():
-        return "claude-code", None
+        return ("chatgpt" if unpacked_export(path) is not None else "claude-code"), None
+    if is_zip(path):
+        return "chatgpt", zipped_conversations(path)
     check_file(path)
     found, line_oriented = _line_formats(path)
     if line_oriented:
