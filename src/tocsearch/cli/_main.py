@@ -48,6 +48,10 @@ def main(
         # argparse prints usage and help to the process streams; send them where main() was told.
         with redirect_stdout(out), redirect_stderr(err):
             args = parser.parse_args(argv)
+            # A check across options argparse cannot state (a command sets it) is a usage error.
+            validate = getattr(args, "validate", None)
+            if validate is not None:
+                validate(args)
     except SystemExit as stop:
         return int(stop.code) if isinstance(stop.code, int) else 2
     run: Run = args.run

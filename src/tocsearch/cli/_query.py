@@ -46,7 +46,9 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     search = commands.add_parser(
         "search", parents=[shared.store, shared.output], help="search the tree"
     )
-    search.add_argument("--query", "-q", required=True)
+    search.add_argument("words", nargs="?", metavar="QUERY", help="what to search for")
+    search.add_argument("--query", "-q", help="the query, as an option (the same as QUERY)")
+    search.set_defaults(validate=lambda args: _take_search_query(search, args))
     where = search.add_mutually_exclusive_group()
     where.add_argument("--level", type=TocLevel.parse, help="search every node of a level")
     where.add_argument("--node", help="search inside one node")
@@ -152,6 +154,17 @@ def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> date
     clock = asker_zone(args)
     moment = args.now or default or datetime.now(clock)
     return moment.astimezone(clock)
+
+
+def _take_search_query(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Set ``args.query`` to the query of ``search``, given as QUERY or as ``--query`` (once);
+    none, or two different ones, is a usage error."""
+    given = {text for text in (args.words, args.query) if text is not None}
+    if not given:
+        parser.error("search needs a QUERY (or --query)")
+    if len(given) > 1:
+        parser.error("give the query once: as QUERY or as --query, not both")
+    args.query = given.pop()
 
 
 def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
