@@ -213,3 +213,26 @@ def test_version_is_printed() -> None:
     status, out, _ = run("--version")
     assert status == 0
     assert out.strip() == f"tocsearch {tocsearch.__version__}"
+
+
+def test_source_files_are_resolved_once_each_and_linked_folders_are_not_entered(
+    tmp_path: Path,
+) -> None:
+    """A transcript reached through a linked file counts once, by its real path; a linked
+    folder is not walked; a broken link and other files are left out."""
+    projects = tmp_path / "projects"
+    (projects / "app").mkdir(parents=True)
+    (projects / "app" / "s1.jsonl").write_text(line(1, "first"), encoding="utf-8")
+    (projects / "app" / "notes.txt").write_text("not a transcript", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "s2.jsonl").write_text(line(2, "second", session="s2"), encoding="utf-8")
+    (projects / "app" / "linked.jsonl").symlink_to(elsewhere / "s2.jsonl")
+    (projects / "app" / "twice.jsonl").symlink_to(projects / "app" / "s1.jsonl")
+    (projects / "app" / "broken.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    (projects / "folder-link").symlink_to(elsewhere, target_is_directory=True)
+    found = source_files([projects, projects / "app" / "s1.jsonl"])
+    assert [source.path for source in found] == sorted(
+        [(projects / "app" / "s1.jsonl").resolve(), (elsewhere / "s2.jsonl").resolve()]
+    )
+    assert {source.kind for source in found} == {"claude-code"}

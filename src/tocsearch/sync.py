@@ -92,7 +92,7 @@ def default_claude_projects() -> Path:
 
 
 def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
-    """The files to sync below ``paths``, each once, in a stable order.
+    """The files to sync below ``paths``, each once (by its resolved path), in a stable order.
 
     A folder holding ``conversations.json`` is a ChatGPT export; any other folder is searched
     for Claude Code ``*.jsonl`` transcripts. A ``.zip`` or ``.json`` file is a ChatGPT export, a
@@ -107,20 +107,37 @@ def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
         if path.is_dir():
             export = unpacked_export(path)
             if export is not None:
-                files = [SourceFile(export, _CHATGPT)]
+                files = [SourceFile(export.resolve(), _CHATGPT)]
             else:
-                files = [
-                    SourceFile(transcript, _CLAUDE_CODE)
-                    for transcript in sorted(path.rglob("*.jsonl"))
-                    if transcript.is_file()
-                ]
+                files = [SourceFile(transcript, _CLAUDE_CODE) for transcript in _transcripts(path)]
         elif path.is_file():
-            files = [SourceFile(path, _file_kind(path))]
+            files = [SourceFile(path.resolve(), _file_kind(path))]
         else:
             raise ImportFailed(f"{path}: no such file or directory")
         for source in files:
-            found.setdefault(source.path.resolve(), source)
+            found.setdefault(source.path, source)
     return list(found.values())
+
+
+def _transcripts(folder: Path) -> list[Path]:
+    """The ``*.jsonl`` files below ``folder``, resolved, in order of their paths.
+
+    Linked folders are not entered (as ``Path.rglob`` does not). So every path found is
+    resolved once its folder is, and only a linked file needs resolving on its own: resolving
+    each of thousands of paths one by one was most of a sync with nothing new.
+    """
+    found: list[Path] = []
+    for where, _folders, names in os.walk(folder.resolve()):
+        for name in names:
+            if not name.endswith(".jsonl"):
+                continue
+            path = Path(where, name)
+            if path.is_symlink():
+                path = path.resolve()
+                if not path.is_file():
+                    continue
+            found.append(path)
+    return sorted(found)
 
 
 def _file_kind(path: Path) -> str:
@@ -164,7 +181,7 @@ def sync_sources(
     problems: list[str] = []
     counts = {"unchanged": 0, "read": 0, "reread": 0, "bytes": 0}
     for number, source in enumerate(sources, start=1):
-        key = os.fspath(source.path.resolve())
+        key = os.fspath(source.path)
         try:
             stat = source.path.stat()
         except OSError as error:
