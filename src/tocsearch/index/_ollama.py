@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +54,11 @@ class OllamaEmbedder:
         return self._dimension
 
     def _request(self, texts: Sequence[str]) -> list[list[float]]:
+        # Imported here: urllib.request pulls in http, ssl and socket, a fifth of the start-up
+        # of every command, and only an Ollama embedder needs them.
+        import urllib.error
+        import urllib.request
+
         body = json.dumps({"model": self.model, "input": list(texts)}).encode("utf-8")
         request = urllib.request.Request(
             f"{self.url}/api/embed",
