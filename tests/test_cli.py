@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests._support.budget import evidence_items
-from tests._support.cli import run
+from tests._support.cli import Terminal, run
 from tocsearch.cli import main
 from tocsearch.examples import example_path
 
@@ -198,13 +198,6 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
     assert str(tmp_path / "home") in completed.stderr
 
 
-class _Terminal(io.StringIO):
-    """A text stream that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     """Ingesting more than one batch reports progress on stderr when it is a terminal."""
     source = tmp_path / "many.jsonl"
@@ -220,7 +213,7 @@ def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
         for n in range(5_001)
     ]
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    terminal = _Terminal()
+    terminal = Terminal()
     status = main(
         ["ingest", str(source), "--store", str(tmp_path / "a"), "--backend", "shelve"],
         stdout=io.StringIO(),

@@ -167,7 +167,8 @@ def sync_sources(
         open_writer: opens the store for writing (creating it if need be); called only when
             there is something to write.
         full: read every file from its start, ignoring what earlier syncs remembered.
-        progress: called with a short line as files are read and events stored.
+        progress: called with a short line after each file read and each batch of events
+            stored.
 
     Raises:
         ImportFailed: a path does not exist or is not a known kind of file.
@@ -202,7 +203,7 @@ def sync_sources(
         events.extend(read)
         problems.extend(bad)
         state[key] = entry
-        if progress is not None and number % 50 == 0:
+        if progress is not None:
             progress(f"read {number:,}/{len(sources):,} files, {len(events):,} events")
     added = rebuilt = 0
     read_count = len(events)
@@ -217,7 +218,7 @@ def sync_sources(
                 report = builder.ingest(events[start : start + _BATCH])
                 added += report.events_added
                 rebuilt += report.days_rebuilt
-                if progress is not None and len(events) > _BATCH:
+                if progress is not None:
                     done = min(start + _BATCH, len(events))
                     progress(f"stored {done:,}/{len(events):,} events")
     if state != remembered or full:

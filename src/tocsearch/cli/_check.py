@@ -7,9 +7,8 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from tocsearch._paths import default_store_path
 from tocsearch._repair import RepairReport, check_store, repair_store
-from tocsearch.cli._common import CommandError, Commands, SharedOptions, emit
+from tocsearch.cli._common import CommandError, Commands, SharedOptions, emit, store_path
 from tocsearch.converter import to_dict
 from tocsearch.errors import StoreCorrupted
 
@@ -32,7 +31,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    path: Path = args.store if args.store is not None else default_store_path()
+    path = store_path(args)
     if not path.exists():
         raise CommandError(f"no store at {path}; pass --store DIR")
     try:

@@ -28,6 +28,7 @@ __all__ = [
     "CommandError",
     "Commands",
     "Parser",
+    "ProgressLine",
     "Run",
     "SharedOptions",
     "asker_zone",
@@ -38,6 +39,7 @@ __all__ = [
     "open_store",
     "positive",
     "shared_options",
+    "store_path",
     "whole_number",
     "window_bound",
     "zone",
@@ -155,6 +157,42 @@ class CommandError(Exception):
     """A command that cannot be carried out; exits with status 1."""
 
 
+def store_path(args: argparse.Namespace) -> Path:
+    """The store a command works on: ``--store``, else the default (``$TOCSEARCH_HOME`` or the
+    user data directory), as an absolute path so that what is printed can be found again."""
+    path: Path = args.store if args.store is not None else default_store_path()
+    return path.absolute()
+
+
+class ProgressLine:
+    """A progress line on stderr, rewritten in place, shown only when stderr is a terminal (a
+    log file or a pipe gets none, and ``--json`` on stdout is never touched).
+
+    Call it with each new line; :meth:`end` wipes the line, if one was shown, so that what is
+    printed next starts on a clean line and no stale count stays on the screen.
+    """
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+        self._shown = err.isatty()
+        self._width = 0
+
+    def __call__(self, line: str) -> None:
+        if not self._shown:
+            return
+        # Spaces cover what a longer line before left behind.
+        self._err.write(f"\r{line}{' ' * (self._width - len(line))}")
+        self._err.flush()
+        self._width = max(self._width, len(line))
+
+    def end(self) -> None:
+        """Wipe the progress line, if one was shown."""
+        if self._width:
+            self._err.write(f"\r{' ' * self._width}\r")
+            self._err.flush()
+            self._width = 0
+
+
 @contextmanager
 def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
     """The store at ``--store``, open for the length of a command: an existing store with the
@@ -164,7 +202,7 @@ def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
         CommandError: reading a store that does not exist, or ``--backend`` naming another
             backend than the existing store's.
     """
-    path: Path = args.store if args.store is not None else default_store_path()
+    path = store_path(args)
     if not writing and not path.exists():
         raise CommandError(
             f"no store at {path}; run 'tocsearch ingest FILE' first or pass --store DIR"

@@ -7,12 +7,21 @@ from pathlib import Path
 from typing import TextIO
 
 from tocsearch import _render
-from tocsearch.cli._common import CommandError, Commands, SharedOptions, emit, open_store
+from tocsearch.cli._common import (
+    CommandError,
+    Commands,
+    ProgressLine,
+    SharedOptions,
+    emit,
+    open_store,
+    store_path,
+)
 from tocsearch.converter import to_dict
 from tocsearch.errors import UnknownFormat
 from tocsearch.importers import FORMATS, load_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
+from tocsearch.storage.protocol import Storage
 
 __all__ = ["register"]
 
@@ -35,18 +44,12 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    loaded: list[Event] = []
-    problems: list[str] = []
-    unknown: dict[str, int] = {}
-    for path in args.files:
-        try:
-            result = load_events(path, format=args.format, strict=args.strict)
-        except UnknownFormat as error:
-            raise CommandError(f"{error.detail}; pass --format ({', '.join(FORMATS)})") from None
-        loaded.extend(result.events)
-        problems.extend(str(problem) for problem in result.problems)
-        for kind, count in result.unknown_content.items():
-            unknown[kind] = unknown.get(kind, 0) + count
+    err.write(f"tocsearch: store {store_path(args)}\n")
+    progress = ProgressLine(err)
+    try:
+        loaded, problems, unknown = _read(args, progress)
+    finally:
+        progress.end()
     for problem in problems:
         err.write(f"tocsearch: skipped {problem}\n")
     if unknown:
@@ -55,21 +58,54 @@ def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"tocsearch: read content of unknown types, text kept where it had any: {kinds}\n"
         )
     with open_store(args, writing=True) as storage:
-        builder = TocBuilder(storage)
-        show_progress = err.isatty() and len(loaded) > _PROGRESS_BATCH
-        totals: dict[str, int] = {}
-        for start in range(0, len(loaded), _PROGRESS_BATCH):
-            report = builder.ingest(loaded[start : start + _PROGRESS_BATCH])
-            for key, value in to_dict(report).items():
-                if isinstance(value, int):
-                    totals[key] = totals.get(key, 0) + value
-            if show_progress:
-                done = min(start + _PROGRESS_BATCH, len(loaded))
-                err.write(f"\ringested {done:,}/{len(loaded):,} events")
-                err.flush()
-        if show_progress:
-            err.write("\n")
+        try:
+            totals = _build(storage, loaded, progress)
+        finally:
+            progress.end()
     totals["records_skipped"] = len(problems)
     totals["unknown_content"] = sum(unknown.values())
     emit(args, out, totals, lambda: _render.ingest_report(totals))
     return 0
+
+
+def _read(
+    args: argparse.Namespace, progress: ProgressLine
+) -> tuple[list[Event], list[str], dict[str, int]]:
+    """The events of every input, the bad records skipped and the unknown content types met,
+    with a progress line per input (and per transcript of a Claude Code folder)."""
+    loaded: list[Event] = []
+    problems: list[str] = []
+    unknown: dict[str, int] = {}
+    for number, path in enumerate(args.files, start=1):
+        where = f"{path} ({number:,}/{len(args.files):,})" if len(args.files) > 1 else str(path)
+
+        def show(line: str, where: str = where) -> None:
+            progress(f"{where}: {line}")
+
+        show("reading")
+        try:
+            result = load_events(path, format=args.format, strict=args.strict, progress=show)
+        except UnknownFormat as error:
+            raise CommandError(f"{error.detail}; pass --format ({', '.join(FORMATS)})") from None
+        loaded.extend(result.events)
+        problems.extend(str(problem) for problem in result.problems)
+        for kind, count in result.unknown_content.items():
+            unknown[kind] = unknown.get(kind, 0) + count
+        show(f"{len(result.events):,} events")
+    return loaded, problems, unknown
+
+
+def _build(storage: Storage, loaded: list[Event], progress: ProgressLine) -> dict[str, int]:
+    """Build the tree from ``loaded`` a batch at a time, with a progress line per batch; the
+    report's counts summed."""
+    builder = TocBuilder(storage)
+    totals: dict[str, int] = {}
+    # With nothing read, one empty build still gives the full report, every count zero.
+    for start in range(0, len(loaded), _PROGRESS_BATCH) or range(1):
+        report = builder.ingest(loaded[start : start + _PROGRESS_BATCH])
+        for key, value in to_dict(report).items():
+            if isinstance(value, int):
+                totals[key] = totals.get(key, 0) + value
+        done = min(start + _PROGRESS_BATCH, len(loaded))
+        progress(f"ingested {done:,}/{len(loaded):,} events")
+    return totals

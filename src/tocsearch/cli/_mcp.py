@@ -7,13 +7,13 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from tocsearch._paths import default_store_path
 from tocsearch.cli._common import (
     CommandError,
     Commands,
     SharedOptions,
     moment,
     open_store,
+    store_path,
     whole_number,
 )
 from tocsearch.converter import to_dict
@@ -47,7 +47,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    store = args.store if args.store is not None else default_store_path()
+    store = store_path(args)
     if args.port > 65535:
         raise CommandError(f"--port must be at most 65535, got {args.port}")
     host = ToolHost(store, now=args.now, sync=lambda path, arguments: _sync(args, arguments))
@@ -69,7 +69,7 @@ def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _sync(args: argparse.Namespace, arguments: Mapping[str, Any]) -> Any:
     """The ``sync`` tool: what ``tocsearch sync`` does, into the served store."""
     request = parse_request(SyncRequest, arguments, what="sync")
-    store = args.store if args.store is not None else default_store_path()
+    store = store_path(args)
     paths: list[str | os.PathLike[str]] = [*request.paths] or [default_claude_projects()]
     report = sync_sources(
         store, paths, lambda: open_store(args, writing=True), full=request.full_rescan

@@ -7,8 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from tocsearch._paths import default_store_path
-from tocsearch.cli._common import Commands, SharedOptions, emit, open_store
+from tocsearch.cli._common import Commands, SharedOptions, emit, open_store, store_path
 from tocsearch.levels import TocLevel
 
 __all__ = ["register"]
@@ -25,7 +24,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _stats(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    path: Path = args.store if args.store is not None else default_store_path()
+    path = store_path(args)
     with open_store(args, writing=False) as storage:
         sessions: set[str] = set()
         projects: set[str] = set()

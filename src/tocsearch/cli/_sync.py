@@ -6,8 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from tocsearch._paths import default_store_path
-from tocsearch.cli._common import Commands, SharedOptions, emit, open_store
+from tocsearch.cli._common import (
+    Commands,
+    ProgressLine,
+    SharedOptions,
+    emit,
+    open_store,
+    store_path,
+)
 from tocsearch.converter import to_dict
 from tocsearch.sync import SyncReport, default_claude_projects, sync_sources
 
@@ -34,20 +40,16 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    store: Path = args.store if args.store is not None else default_store_path()
+    store = store_path(args)
     paths = args.paths or [default_claude_projects()]
     err.write(f"tocsearch: store {store}\n")
-
-    def progress(line: str) -> None:
-        if err.isatty():
-            err.write(f"\r{line}")
-            err.flush()
-
-    report = sync_sources(
-        store, paths, lambda: open_store(args, writing=True), full=args.full, progress=progress
-    )
-    if err.isatty() and (report.files_read >= 50 or report.events_read > 5_000):
-        err.write("\n")
+    progress = ProgressLine(err)
+    try:
+        report = sync_sources(
+            store, paths, lambda: open_store(args, writing=True), full=args.full, progress=progress
+        )
+    finally:
+        progress.end()
     for problem in report.problems:
         err.write(f"tocsearch: skipped {problem}\n")
     emit(args, out, to_dict(report), lambda: _text(report))

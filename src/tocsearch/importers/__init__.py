@@ -18,6 +18,7 @@ unpaired surrogate) becomes U+FFFD; a record nested deeper than :data:`DEPTH_LIM
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from tocsearch.errors import InvalidArgument
@@ -50,7 +51,11 @@ FORMATS: tuple[str, ...] = ("jsonl", "locomo", "claude-code", "chatgpt")
 
 
 def load_events(
-    path: str | os.PathLike[str], *, format: str | None = None, strict: bool = True
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    strict: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> ImportResult:
     """Events from a file (or, for Claude Code, a directory) in any supported format.
 
@@ -60,6 +65,7 @@ def load_events(
         format: one of :data:`FORMATS`, or None to tell it from the content
             (rules in :mod:`tocsearch.importers.detect`).
         strict: raise on the first bad record instead of skipping it.
+        progress: called with a short line after each transcript of a Claude Code directory.
 
     Raises:
         InvalidArgument: ``format`` is not one of :data:`FORMATS`.
@@ -76,7 +82,7 @@ def load_events(
     if format == "jsonl":
         return load_jsonl(path, strict=strict)
     if format == "claude-code":
-        return load_claude_code(path, strict=strict)
+        return load_claude_code(path, strict=strict, progress=progress)
     if format == "locomo":
         if document is not None:
             return load_locomo_document(document, display, strict=strict)

@@ -40,6 +40,11 @@ class Collector:
         self._problems: list[ImportProblem] = []
         self._unknown: dict[str, int] = {}
 
+    @property
+    def event_count(self) -> int:
+        """How many distinct events have been kept so far."""
+        return len(self._events)
+
     def problem(self, location: str, reason: str, *, path: str | None = None) -> None:
         """Report a bad record: raise in strict mode, remember it in lenient mode.
 

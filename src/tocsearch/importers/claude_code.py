@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -333,8 +333,16 @@ def project_folder(transcript: Path) -> Path:
     return folder
 
 
-def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> ImportResult:
+def load_claude_code(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> ImportResult:
     """Events from a Claude Code transcript, or from every transcript below a directory.
+
+    ``progress``, when given, is called after each transcript with a short line such as
+    ``read 12/47 files, 3,456 events``.
 
     Raises:
         ImportFailed: a file is missing or binary, or (in strict mode) a line is bad.
@@ -342,8 +350,13 @@ def load_claude_code(path: str | os.PathLike[str], *, strict: bool = True) -> Im
     source = Path(path)
     collector = Collector(os.fspath(path), strict=strict)
     titles: dict[str, str] = {}
-    for transcript in claude_code_files(source):
+    transcripts = claude_code_files(source)
+    for number, transcript in enumerate(transcripts, start=1):
         _FileReader(collector, transcript, titles).read()
+        if progress is not None:
+            progress(
+                f"read {number:,}/{len(transcripts):,} files, {collector.event_count:,} events"
+            )
     result = collector.result()
     return attrs.evolve(result, events=_titled(result.events, titles))
 
