@@ -126,6 +126,24 @@ def test_the_bits_are_fixed_for_a_fixed_input() -> None:
     assert [index for index in range(DIGEST_BITS) if raw >> index & 1] == expected
 
 
+@given(
+    st.sets(st.integers(min_value=0, max_value=DIGEST_BITS - 1), max_size=300),
+    st.sampled_from([512, 1024, 8192, DIGEST_BITS]),
+)
+def test_positions_set_exactly_their_bits_folded_onto_the_size(
+    positions: set[int], bits: int
+) -> None:
+    """A digest from bit positions sets bit ``position % bits`` for each one and no other."""
+    digest = TermDigest.from_positions(positions, sized=False)
+    if bits != DIGEST_BITS:
+        digest = TermDigest._of_positions(positions, bits)
+    raw = int.from_bytes(_bitmap(digest), "little")
+    assert digest.bits == bits
+    assert {index for index in range(bits) if raw >> index & 1} == {
+        position % bits for position in positions
+    }
+
+
 def test_the_digest_is_the_same_in_another_process() -> None:
     """A digest made in a process with another string-hash seed has the same text."""
     script = (

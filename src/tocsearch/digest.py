@@ -136,10 +136,8 @@ def text_positions(texts: Iterable[str]) -> set[int]:
     ... )
     True
     """
-    positions: set[int] = set()
-    for word in _distinct_words(texts):
-        positions.update(_word_positions(word))
-    return positions
+    # The union runs in C, one cached set per word.
+    return set().union(*map(_word_positions, _distinct_words(texts)))
 
 
 def _distinct_words(texts: Iterable[str]) -> set[str]:
@@ -201,11 +199,16 @@ class TermDigest:
     @classmethod
     def _of_positions(cls, positions: Iterable[int], bits: int) -> TermDigest:
         mask = bits - 1
-        bitmap = bytearray(bits // 8)
+        # One byte per bit, then eight strided slices packed as integers: a day sets tens of
+        # thousands of positions, and storing a constant per position costs a fraction of
+        # or-ing a shifted bit into a byte, whose index is a fresh integer every time.
+        flags = bytearray(bits)
         for position in positions:
-            position &= mask
-            bitmap[position >> 3] |= 1 << (position & 7)
-        return cls(bytes(bitmap))
+            flags[position & mask] = 1
+        packed = 0
+        for shift in range(8):
+            packed |= int.from_bytes(flags[shift::8], "little") << shift
+        return cls(packed.to_bytes(bits // 8, "little"))
 
     @classmethod
     def from_keys(cls, keys: Iterable[str]) -> TermDigest:
