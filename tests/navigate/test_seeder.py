@@ -121,3 +121,31 @@ def test_a_seeder_must_look_like_one(storage: InMemoryStorage) -> None:
 
     with pytest.raises(InvalidArgument, match="seeder must have a name and a seed"):
         Navigator(storage, seeder=object())  # type: ignore[arg-type]
+
+
+def test_a_seeded_event_with_every_term_answers_without_a_walk(storage: InMemoryStorage) -> None:
+    """When the seeded segment holds an event with every term, the path is the teleport and
+    the grep of the seeded segment alone, and the answer cites that event; a seeded segment
+    that misses a term leaves the walk to run as without a seeder."""
+    target = _segment_holding(storage, "ImmatureSignatureError")
+    seeded = Navigator(
+        storage, now=EXAMPLE_END, seeder=FakeSeeder([(target, 0.9)], name="FTS5")
+    ).navigate("ImmatureSignatureError", full_path=True)
+    assert [step.phase for step in seeded.steps] == [StepPhase.TELEPORT, StepPhase.GREP]
+    assert seeded.steps[-1].scope.startswith("Events of 1 teleported segment")
+    assert "where the index led" in seeded.reason
+    cited = [item for item in seeded.evidence if item.event_ids]
+    assert cited
+    assert {item.segment_id for item in cited} == {target}
+    events = storage.get_event_range(min(cited[0].event_ids), max(cited[0].event_ids))
+    assert any("ImmatureSignatureError" in event.text for event in events)
+
+    elsewhere = _segment_holding(storage, "Redis")
+    walked = Navigator(storage, now=EXAMPLE_END, seeder=FakeSeeder([(elsewhere, 0.9)])).navigate(
+        "ImmatureSignatureError Redis pasta", full_path=True
+    )
+    phases = [step.phase for step in walked.steps]
+    assert phases[0] is StepPhase.TELEPORT
+    assert StepPhase.START in phases
+    assert "teleported" not in walked.steps[-1].scope
+    assert "where the index led" not in walked.reason

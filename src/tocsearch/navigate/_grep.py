@@ -27,12 +27,11 @@ from tocsearch.navigate._events import (
     EventHit,
     PooledEvent,
     rank_events,
-    segment_events,
     segment_priors,
 )
 from tocsearch.navigate._pages import newest_first
 from tocsearch.navigate._route import DigestRoute
-from tocsearch.navigate._walk import Walk
+from tocsearch.navigate._walk import Walk, events_of
 from tocsearch.navigate._weights import clip
 from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
@@ -41,13 +40,15 @@ __all__ = ["grep"]
 
 
 def _candidates(
-    walk: Walk, ranges: Sequence[TimeRange], seeded: Sequence[TocNode]
+    walk: Walk, ranges: Sequence[TimeRange], seeded: Sequence[TocNode], *, beyond: bool
 ) -> tuple[list[TocNode], Iterator[TocNode], bool]:
-    """The seeded and collected segments, then the others in reading order, and whether
-    that order is guided by digests."""
+    """The seeded and collected segments, then (``beyond``) the others in reading order, and
+    whether that order is guided by digests."""
     chosen: dict[str, TocNode] = {node.node_id: node for node in seeded}
     for node in walk.book.segments_best_first():
         chosen.setdefault(node.node_id, node)
+    if not beyond:
+        return list(chosen.values()), iter(()), False
     route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
     years = route.years()
     rest: Iterator[TocNode]
@@ -63,10 +64,16 @@ def _candidates(
 
 
 def grep(
-    walk: Walk, ranges: Sequence[TimeRange], *, where: str, seeded: Sequence[TocNode] = ()
+    walk: Walk,
+    ranges: Sequence[TimeRange],
+    *,
+    where: str,
+    seeded: Sequence[TocNode] = (),
+    beyond: bool = True,
 ) -> list[EventHit]:
     """Rank the events of the candidate segments against the query, as one step; returns
-    the ranked hits (none when there is nothing to grep or no search is left)."""
+    the ranked hits (none when there is nothing to grep or no search is left). Without
+    ``beyond`` only the seeded and collected segments are read."""
     trail, lens = walk.trail, walk.lens
     if not lens.terms or walk.storage.count_events() == 0:
         return []
@@ -74,7 +81,7 @@ def grep(
         trail.halt(f"stopped after max_iterations={trail.limits.max_iterations} searches")
         return []
     max_events = trail.limits.max_events
-    chosen, rest, guided = _candidates(walk, ranges, seeded)
+    chosen, rest, guided = _candidates(walk, ranges, seeded, beyond=beyond)
     picked = {node.node_id for node in chosen}
     pool: list[PooledEvent] = []
     pooled: list[TocNode] = []
@@ -83,9 +90,7 @@ def grep(
     for segment in itertools.chain(chosen, rest):
         if len(pool) >= max_events:
             break
-        events = [
-            event for event in segment_events(walk.storage, segment) if event.event_id not in taken
-        ]
+        events = [event for event in events_of(walk, segment) if event.event_id not in taken]
         if not events:
             continue
         events = events[: max_events - len(pool)]
@@ -99,7 +104,8 @@ def grep(
     if len(pool) >= max_events:
         trail.halt(f"stopped after reading max_events={max_events} events")
     how = "whose digests may hold the terms" if guided else "newest first"
-    scope = f"Events of {from_walk} matched segment{'s' if from_walk != 1 else ''}"
+    kind = "matched" if beyond else "teleported"
+    scope = f"Events of {from_walk} {kind} segment{'s' if from_walk != 1 else ''}"
     if len(pooled) > from_walk:
         scope += f" and {len(pooled) - from_walk} more {where} {how}"
     priors = segment_priors(pooled, lens.matcher, lens.terms)

@@ -16,12 +16,12 @@ from datetime import datetime
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
-from tocsearch.navigate._walk import Walk, inside, search
+from tocsearch.navigate._walk import Walk, events_of, inside, search
 from tocsearch.navigate.result import StepPhase
 from tocsearch.navigate.seeder import SegmentSeeder
 from tocsearch.navigate.timehints import TimeRange
 
-__all__ = ["teleport"]
+__all__ = ["answers_alone", "teleport"]
 
 _LABELS_SHOWN = 3
 
@@ -105,3 +105,17 @@ def teleport(
         "segments match in their summaries, and all are grepped first"
     )
     return nodes
+
+
+def answers_alone(walk: Walk, seeded: Sequence[TocNode]) -> bool:
+    """Whether an event of the ``seeded`` segments holds every term of the query: then those
+    segments answer it, and a walk of the tree could only add weaker matches."""
+    terms = frozenset(walk.lens.terms)
+    if not terms:
+        return False
+    matcher = walk.lens.matcher
+    return any(
+        matcher.present(event.text) >= terms
+        for segment in seeded
+        for event in events_of(walk, segment)
+    )

@@ -18,15 +18,16 @@ from collections.abc import Sequence
 import attrs
 
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import Event, TocNode
 from tocsearch.navigate._book import EvidenceBook
+from tocsearch.navigate._events import segment_events
 from tocsearch.navigate._lens import Lens, Scored
 from tocsearch.navigate._trail import Trail
 from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["Walk", "inside", "level_of", "search"]
+__all__ = ["Walk", "events_of", "inside", "level_of", "search"]
 
 
 @attrs.define
@@ -40,6 +41,18 @@ class Walk:
     # The stored children of the nodes a digest route opened, by parent id: the scan, the
     # grep and the check of a period read the same branches.
     children: dict[str, list[TocNode]] = attrs.field(factory=dict)
+    # The events of the segments read, by segment id: the teleport's check and the grep read
+    # the same segments.
+    events: dict[str, list[Event]] = attrs.field(factory=dict)
+
+
+def events_of(walk: Walk, segment: TocNode) -> list[Event]:
+    """The events of ``segment`` (:func:`~tocsearch.navigate._events.segment_events`), read
+    once per navigation."""
+    known = walk.events.get(segment.node_id)
+    if known is None:
+        known = walk.events[segment.node_id] = segment_events(walk.storage, segment)
+    return known
 
 
 def search(

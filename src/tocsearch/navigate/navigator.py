@@ -42,7 +42,7 @@ from tocsearch.navigate._listing import listing
 from tocsearch.navigate._pages import newest_in
 from tocsearch.navigate._route import may_hold_all
 from tocsearch.navigate._scan import scan
-from tocsearch.navigate._teleport import teleport
+from tocsearch.navigate._teleport import answers_alone, teleport
 from tocsearch.navigate._terms import MAX_QUERY_TERMS, searched_terms, topic_terms
 from tocsearch.navigate._trail import Trail, WalkLimits
 from tocsearch.navigate._walk import Walk
@@ -192,9 +192,14 @@ class Navigator:
                 seeded = teleport(
                     walk, self.seeder, hints.topic, hints.ranges, limit=2 * self.limits.width
                 )
-            where = self._topical(walk, hints)
-            ranges = _searched_ranges(hints.ranges, where)
-            hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
+            if seeded and answers_alone(walk, seeded):
+                # The index led to an event that holds every term: verified, nothing to walk.
+                where = "teleported"
+                hits = grep(walk, hints.ranges, where="", seeded=seeded, beyond=False)
+            else:
+                where = self._topical(walk, hints)
+                ranges = _searched_ranges(hints.ranges, where)
+                hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
             offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
             summary = _topical_summary(walk, offered, where, len(terms))
         else:
@@ -406,4 +411,6 @@ def _topical_summary(walk: Walk, evidence: Sequence[Evidence], where: str, terms
         return found + ", in the periods next to the one asked about"
     if where == "broadened":
         return found + ", outside the period asked about"
+    if where == "teleported":
+        return found + ", where the index led (the tree was not walked)"
     return found

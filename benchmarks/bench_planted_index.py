@@ -1,0 +1,141 @@
+"""Planted needles through the search index: the navigator teleported by the index, and the
+index's own search, beside the index-free navigator and a bare FTS5 table, in one run.
+
+Run: ``python benchmarks/bench_planted_index.py [--cache-dir DIR] [--events N] [--store DIR]
+[--per-size K] [--budget T]`` (defaults: ``benchmarks/.cache/planted``, 100000 events, the SQLite
+store built by the current sources, 20 needles of each size, 1,000 tokens).
+
+The history, its needles (one to three made-up terms said once, in one raw turn) and the SQLite
+store come from the planted-needle cache (:mod:`benchmarks._planted_cache`: generated, imported
+and built through the real pipeline); ``--store`` names a built store directory of that cache
+instead (one built by earlier sources, say, when building anew takes too long). The index is the
+sidecar :class:`tocsearch.index.SearchIndex` builds beside a store (full text only), kept in the
+history's cache folder and built on first use, its build timed. Each needle is asked bare, as
+the planted-needle section of ``bench_speed.py`` asks it:
+
+- ``navigator``: ``Navigator(token_budget=T).navigate(terms)``, as without an index;
+- ``navigator + index``: the same with ``seeder=IndexSeeder(index)`` (the teleport);
+- ``index search``: ``SearchIndex.search(terms, mode="fts", limit=10)``;
+- ``FTS5``: the bare baseline table over the same turns, first ten turns.
+
+A method finds a needle when its answer cites the planted turn. Medians of one timed call per
+needle after three warm-up calls. Not a test: nothing asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._lexical import Fts5Index
+from benchmarks._planted import pick_needles
+from benchmarks._planted_cache import (
+    DEFAULT_ROOT,
+    _built,
+    ensure_fts5,
+    ensure_history,
+    ensure_store,
+    open_built,
+)
+from benchmarks._planted_measure import FOUND_WITHIN, Found, _found
+from tocsearch.index import IndexSeeder, SearchIndex, SearchMode
+from tocsearch.navigate import Navigator
+
+
+def _row(name: str, found: Found, baseline: Found) -> str:
+    median = found.timing.median * 1000
+    ratio = found.timing.median / baseline.timing.median if baseline.timing.median else 0.0
+    terms = " / ".join(f"{found.by_terms[size]:.0%}" for size in sorted(found.by_terms))
+    return (
+        f"| {name} | {found.recall:.0%} | {terms} | {median:.2f} "
+        f"| {found.timing.p90 * 1000:.2f} | {ratio:.1f}x |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--store", type=Path, help="a built SQLite store directory of the cache")
+    parser.add_argument("--per-size", type=int, default=20)
+    parser.add_argument("--budget", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=29)
+    args = parser.parse_args(argv)
+    history = ensure_history(args.cache_dir, args.events, needles_per_size=20, seed=args.seed)
+    if args.store is not None:
+        meta = args.store / "meta.json"
+        if not meta.is_file():
+            parser.error(f"--store {args.store} holds no meta.json: not a built store")
+        store = _built(json.loads(meta.read_text(encoding="utf-8")), args.store, reused=True)
+        if store.backend != "sqlite":
+            parser.error(f"--store {args.store} is a {store.backend} store, not sqlite")
+    else:
+        store = ensure_store(history, "sqlite")
+    needles = list(pick_needles(history.needles, set(store.leaked), args.per_size))
+    fts_path, _ = ensure_fts5(history)
+    storage = open_built(store)
+    try:
+        started = time.perf_counter()
+        index = SearchIndex(storage, history.directory / f"index-{store.path.name}.sqlite")
+        report = index.sync()
+        index_seconds = time.perf_counter() - started
+        plain = Navigator(storage, now=history.end, token_budget=args.budget)
+        teleported = Navigator(
+            storage, now=history.end, token_budget=args.budget, seeder=IndexSeeder(index)
+        )
+
+        def cited(navigator: Navigator, query: str) -> set[str]:
+            result = navigator.navigate(query)
+            return {event_id for item in result.evidence for event_id in item.event_ids}
+
+        def searched(query: str) -> set[str]:
+            outcome = index.search(query, mode=SearchMode.FTS, limit=FOUND_WITHIN)
+            return {event_id for hit in outcome.hits for event_id in hit.event_ids}
+
+        # Alternated per method, so load on a shared machine slows them alike.
+        navigator_found = _found(needles, lambda n: cited(plain, n.query))
+        teleport_found = _found(needles, lambda n: cited(teleported, n.query))
+        search_found = _found(needles, lambda n: searched(n.query))
+    finally:
+        storage.close()
+    baseline = Fts5Index.open(fts_path)
+    try:
+        fts_found = _found(needles, lambda n: set(baseline.search(n.query, FOUND_WITHIN)))
+    finally:
+        baseline.close()
+    print(
+        f"{store.events:,} events, {store.nodes:,} nodes; SQLite store built at "
+        f"{store.commit} ({store.built_at}); {len(needles)} needles "
+        f"({len(store.leaked)} of {len(history.needles)} leaked into the tree and left out); "
+        f"budget {args.budget} tokens"
+    )
+    print(
+        f"index: {index_seconds:.1f} s to open and sync "
+        f"({'built now' if report.events_added else 'reused'}, {report.events_added:,} events)"
+    )
+    print()
+    print("| method | found | found by 1 / 2 / 3 terms | median ms | p90 ms | median / FTS5 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, found in [
+        ("navigator", navigator_found),
+        ("navigator + index (teleport)", teleport_found),
+        ("index search (fts)", search_found),
+        ("FTS5 table, first 10 turns", fts_found),
+    ]:
+        print(_row(name, found, fts_found))
+    goal = 3 * fts_found.timing.median * 1000 + 1
+    print()
+    print(
+        f"goal for navigator + index: found 100%, median <= 3 x FTS5 + 1 ms = {goal:.2f} ms; "
+        f"measured {teleport_found.recall:.0%}, {teleport_found.timing.median * 1000:.2f} ms"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
