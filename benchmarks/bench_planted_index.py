@@ -62,11 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--store", type=Path, help="a built SQLite store directory of the cache")
-    parser.add_argument("--per-size", type=int, default=20)
+    parser.add_argument("--needles", type=int, default=20, help="planted per size (history)")
+    parser.add_argument("--per-size", type=int, default=20, help="asked per size")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=29)
     args = parser.parse_args(argv)
-    history = ensure_history(args.cache_dir, args.events, needles_per_size=20, seed=args.seed)
+    history = ensure_history(
+        args.cache_dir, args.events, needles_per_size=args.needles, seed=args.seed
+    )
     if args.store is not None:
         meta = args.store / "meta.json"
         if not meta.is_file():
@@ -77,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         store = ensure_store(history, "sqlite")
     needles = list(pick_needles(history.needles, set(store.leaked), args.per_size))
+    if not needles:
+        parser.error(f"every needle of {history.directory} leaked into the tree")
     fts_path, _ = ensure_fts5(history)
     storage = open_built(store)
     try:

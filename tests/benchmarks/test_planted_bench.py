@@ -14,7 +14,7 @@ from benchmarks._planted_measure import TurnGrep, month_range
 from benchmarks._planted_report import parse_plan
 
 import tocsearch
-from benchmarks import _planted_report, bench_speed
+from benchmarks import _planted_report, bench_planted_index, bench_speed
 from tocsearch.errors import InvalidArgument
 
 
@@ -143,3 +143,28 @@ def test_the_source_digest_ignores_readers_and_follows_the_builder(
     assert source_digest() == first
     (package / "ingest/d.py").write_text("x = 2\n", encoding="utf-8")
     assert source_digest() != first
+
+
+def test_planted_index_bench_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench_planted_index builds a small history's SQLite store and its index, and prints one
+    row per method; the index and the teleported navigator find every needle FTS5 finds."""
+    argv = ["--cache-dir", str(tmp_path), "--events", "400", "--needles", "3", "--per-size", "3"]
+    assert bench_planted_index.main(argv) == 0
+    out = capsys.readouterr().out
+    rows = {
+        line.split(" | ")[0][2:]: line.split(" | ")
+        for line in out.splitlines()
+        if line.startswith("| ") and "---" not in line and "method" not in line
+    }
+    assert set(rows) == {
+        "navigator",
+        "navigator + index (teleport)",
+        "index search (fts)",
+        "FTS5 table, first 10 turns",
+    }
+    assert rows["FTS5 table, first 10 turns"][1] == "100%"
+    assert rows["navigator + index (teleport)"][1] == "100%"
+    assert rows["index search (fts)"][1] == "100%"
+    assert "built now" in out
+    assert bench_planted_index.main(argv) == 0
+    assert "reused" in capsys.readouterr().out
