@@ -85,7 +85,7 @@ def test_the_backend_hooks_are_the_documented_ones() -> None:
     doc = backend_module.__doc__
     assert doc is not None
     documented = set(re.findall(r"^``(_[a-z_]+)\(", doc, re.MULTILINE))
-    assert documented - {"_index_span"} == set(Backend.__abstractmethods__)
+    assert documented - {"_index_span", "_scrub"} == set(Backend.__abstractmethods__)
     assert Backend.__abstractmethods__ == {
         "_read_node",
         "_write_nodes",
@@ -96,5 +96,6 @@ def test_the_backend_hooks_are_the_documented_ones() -> None:
         "_grip_ids",
         "_read_event",
         "_write_events",
+        "_erase_events",
         "_release",
     }

@@ -18,7 +18,13 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from tests._support.storage_helpers import BACKENDS, make_event, make_node, open_store
+from tests._support.storage_helpers import (
+    BACKENDS,
+    FILE_BACKENDS,
+    make_event,
+    make_node,
+    open_store,
+)
 from tests.strategies import events, grips, toc_nodes
 
 from tocsearch import ids
@@ -28,6 +34,7 @@ from tocsearch.errors import (
     InvalidArgument,
     NodeNotFound,
     StoreClosed,
+    StoreReadOnly,
 )
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
@@ -135,6 +142,23 @@ class StoreModel(RuleBasedStateMachine):
         event = attrs.evolve(old, session_id=session, text=old.text + " again")
         self.store.put_event(event)
         self.events[event.event_id] = event
+
+    @rule(data=st.data())
+    def delete_events(self, data: st.DataObject) -> None:
+        """Deleted events are gone from every query; unknown ids are ignored."""
+        choices = [*sorted(self.events), ids.event_id(_T0, "never-stored")]
+        doomed = data.draw(st.lists(st.sampled_from(choices), max_size=3))
+        self.store.delete_events(doomed)
+        for event_id in doomed:
+            self.events.pop(event_id, None)
+            assert not self.store.has_event(event_id)
+            assert self.store.find_event(event_id) is None
+
+    @rule()
+    def scrub(self) -> None:
+        """Scrubbing changes nothing a query sees."""
+        self.store.scrub()
+        self.compare_everything()
 
     @precondition(lambda self: self.directory is not None)
     @rule(readonly=st.booleans())
@@ -349,3 +373,83 @@ def test_context_manager_closes_the_store(store: Storage) -> None:
         same.put_node(_node("toc:year:2026", TocLevel.YEAR, _T0))
     with pytest.raises(StoreClosed):
         store.count_nodes()
+
+
+def test_deleted_events_leave_every_query(store: Storage) -> None:
+    """delete_events removes events from lookups, ranges, neighbours, sessions and counts;
+    ids not stored (or repeated) are ignored and the other events stay."""
+    events = [_event(_T0 + timedelta(minutes=n), f"e{n}", session=f"s{n % 2}") for n in range(6)]
+    store.put_events(events)
+    doomed = [events[1].event_id, events[4].event_id]
+    store.delete_events([*doomed, doomed[0], ids.event_id(_T0, "never-stored")])
+    kept = [event for event in events if event.event_id not in doomed]
+    assert store.count_events() == len(kept)
+    assert store.get_events() == kept
+    assert store.get_event_range(events[0].event_id, events[-1].event_id) == kept
+    assert store.get_events_after(events[0].event_id, 2) == kept[1:3]
+    assert store.get_events_before(events[-1].event_id, 2) == kept[-3:-1]
+    assert store.get_session_events("s1") == [e for e in kept if e.session_id == "s1"]
+    for event_id in doomed:
+        assert store.find_event(event_id) is None
+        assert not store.has_event(event_id)
+    store.delete_events([])
+    store.scrub()
+    assert store.get_events() == kept
+    store.check()
+
+
+def test_an_event_deleted_then_put_again_is_back(store: Storage) -> None:
+    """Deleting does not poison an id: the same event can be stored again."""
+    event = _event(_T0, "again")
+    store.put_event(event)
+    store.delete_events([event.event_id])
+    store.put_event(event)
+    assert store.get_event(event.event_id) == event
+    assert store.count_events() == 1
+    store.check()
+
+
+@pytest.mark.parametrize("backend", FILE_BACKENDS)
+def test_deletes_are_durable_and_scrub_leaves_no_old_text(backend: str, tmp_path: Path) -> None:
+    """A deleted event stays deleted after reopening, and after scrub() no file holds its
+    text or the text of a replaced node version."""
+    path = tmp_path / "store"
+    events = [_event(_T0 + timedelta(minutes=n), f"e{n}") for n in range(3)]
+    doomed = attrs.evolve(events[1], text="the quokka password is hunter2")
+    node = _node("toc:year:2026", TocLevel.YEAR, _T0)
+    with open_store(backend, path) as opened:
+        opened.put_events([events[0], doomed, events[2]])
+        opened.put_node(attrs.evolve(node, title="about the okapi secret"))
+        opened.put_node(node)
+        opened.delete_events([doomed.event_id])
+        opened.scrub()
+    raw = b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
+    assert b"quokka" not in raw
+    assert b"okapi" not in raw
+    with open_store(backend, path, readonly=True) as reopened:
+        assert reopened.get_events() == [events[0], events[2]]
+        assert reopened.get_node(node.node_id) == node
+        reopened.check()
+
+
+@pytest.mark.parametrize("backend", FILE_BACKENDS)
+def test_a_read_only_store_refuses_delete_and_scrub(backend: str, tmp_path: Path) -> None:
+    """delete_events and scrub on a read-only store raise StoreReadOnly and change nothing."""
+    event = _event(_T0, "kept")
+    with open_store(backend, tmp_path / "store") as opened:
+        opened.put_event(event)
+    with open_store(backend, tmp_path / "store", readonly=True) as reader:
+        with pytest.raises(StoreReadOnly):
+            reader.delete_events([event.event_id])
+        with pytest.raises(StoreReadOnly):
+            reader.scrub()
+        assert reader.get_events() == [event]
+
+
+def test_a_closed_store_refuses_delete_and_scrub(store: Storage) -> None:
+    """delete_events and scrub after close() raise StoreClosed."""
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.delete_events([ids.event_id(_T0, "x")])
+    with pytest.raises(StoreClosed):
+        store.scrub()

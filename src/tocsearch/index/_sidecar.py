@@ -37,6 +37,7 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
 from tocsearch.storage._sqlite_db import sqlite_errors
 from tocsearch.storage._sqlite_fts import (
+    delete_event_texts,
     delete_segment_texts,
     event_text,
     segment_fields,
@@ -106,6 +107,7 @@ class IndexSync:
 
     rebuilt: bool = False
     events_added: int = 0
+    events_removed: int = 0
     segments_indexed: int = 0
     segments_removed: int = 0
     vectors_added: int = 0
@@ -116,6 +118,7 @@ class IndexSync:
         return bool(
             self.rebuilt
             or self.events_added
+            or self.events_removed
             or self.segments_indexed
             or self.segments_removed
             or self.vectors_added
@@ -282,7 +285,10 @@ class SearchIndex:
     def _backfill(self) -> IndexSync:
         storage = self.storage
         known = self._indexed_event_ids()
-        new_events = [event for event in storage.get_events() if event.event_id not in known]
+        stored = storage.get_events()
+        new_events = [event for event in stored if event.event_id not in known]
+        # Events deleted by a writer that did not go through the index (a forget) leave it too.
+        removed = known - {event.event_id for event in stored}
         stored_segments = {node_id for node_id in storage.iter_node_ids() if _is_segment(node_id)}
         indexed_segments = self._indexed_segment_ids()
         gone = indexed_segments - stored_segments
@@ -301,10 +307,12 @@ class SearchIndex:
         self.add_events(new_events, embed=False)
         self.add_segments([*fresh, *refresh])
         self.remove_segments(gone)
+        self.remove_events(removed)
         vectors = self._embed_missing()
         self.mark_synced()
         return IndexSync(
             events_added=len(new_events),
+            events_removed=len(removed),
             segments_indexed=len(fresh) + len(refresh),
             segments_removed=len(gone),
             vectors_added=vectors,
@@ -395,6 +403,33 @@ class SearchIndex:
             delete_segment_texts(connection, rowids.values())
             connection.executemany("DELETE FROM nodes WHERE node_id = ?", ((n,) for n in wanted))
             connection.executemany("DELETE FROM owners WHERE node_id = ?", ((n,) for n in wanted))
+
+    def remove_events(self, event_ids: Iterable[str]) -> None:
+        """Forget events: their texts, vectors and owners. Ids not indexed are ignored."""
+        wanted = list(dict.fromkeys(event_ids))
+        if not wanted:
+            return
+        with self._transaction() as connection:
+            rowids = self._rowids(connection, "events", "event_id", wanted)
+            delete_event_texts(connection, rowids.values())
+            connection.executemany(
+                "DELETE FROM vectors WHERE id = ?", ((i,) for i in rowids.values())
+            )
+            connection.executemany(
+                "DELETE FROM events WHERE id = ?", ((i,) for i in rowids.values())
+            )
+            connection.executemany("DELETE FROM owners WHERE event_id = ?", ((e,) for e in wanted))
+
+    def scrub(self) -> None:
+        """Leave no page of the index file holding removed text: merge the full-text indexes,
+        rewrite the file without free pages and empty its write-ahead log."""
+        with self._transaction() as connection:
+            for table in ("events_fts", "segments_fts"):
+                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        with self._errors():
+            self._connection.execute("VACUUM")
+            if self.path is not None:
+                self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _embed_missing(self) -> int:
         embedder = self.embedder

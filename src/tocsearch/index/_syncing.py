@@ -15,7 +15,7 @@ __all__ = ["IndexingStorage"]
 
 class IndexingStorage:
     """A :class:`~tocsearch.storage.Storage` that passes every call to ``index.storage`` and
-    mirrors the writes that change indexed text (events, segments, segment deletions) into
+    mirrors the writes that change indexed text (events, segments, their deletions) into
     ``index``, so a builder writing through it keeps the index in step with the store.
 
     The store is written first; if indexing then fails, the next :meth:`SearchIndex.sync`
@@ -127,6 +127,17 @@ class IndexingStorage:
 
     def count_events(self) -> int:
         return self.storage.count_events()
+
+    def delete_events(self, event_ids: Iterable[str]) -> None:
+        batch = list(event_ids)
+        self.storage.delete_events(batch)
+        self.index.remove_events(batch)
+        self.index.mark_synced()
+
+    def scrub(self) -> None:
+        """Scrub the store, then the index's own file."""
+        self.storage.scrub()
+        self.index.scrub()
 
     def check(self) -> None:
         """Check the store, then that the index agrees with it."""

@@ -174,6 +174,14 @@ class FileStorage(Backend):
         self._ensure_writable("put events")
         super().put_events(events)
 
+    def delete_events(self, event_ids: Iterable[str]) -> None:
+        self._ensure_writable("delete events")
+        super().delete_events(event_ids)
+
+    def scrub(self) -> None:
+        self._ensure_writable("scrub the store")
+        super().scrub()
+
     def refresh(self) -> None:
         """Forget what was read from the store, so the next query sees every durable write.
 

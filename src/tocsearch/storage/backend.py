@@ -20,6 +20,9 @@ hook                                   promise
 ``_read_event(event_id)``              the stored event, or None
 ``_write_events(events)``              store every event of the batch (an event put again
                                        under another session moves there)
+``_erase_events(event_ids)``           remove stored events (every id is stored)
+``_scrub()`` (optional)                 leave no readable copy of removed or replaced records
+                                       in the store's files
 ``_release()``                         free files and locks; called once, by ``close()``
 ``_index_span(node)`` (optional)       the span a node is indexed under; may be wider than
                                        the node's own
@@ -99,6 +102,15 @@ class Backend(StorageCommon):
     def _write_events(self, events: list[Event]) -> None:
         """Store every event, each replacing any event with its id (and leaving its old session
         when the session changed); durable on return."""
+
+    @abc.abstractmethod
+    def _erase_events(self, event_ids: list[str]) -> None:
+        """Remove the stored events with these ids (each is stored, none repeated); durable on
+        return."""
+
+    def _scrub(self) -> None:
+        """Overwrite or drop what the store's files still hold of removed or replaced records.
+        A store that keeps no such copies (in memory, or rewriting whole files) needs nothing."""
 
     def _index_span(self, node: TocNode) -> tuple[datetime, datetime]:
         """The span under which a node is indexed; backends may widen it."""
@@ -242,6 +254,24 @@ class Backend(StorageCommon):
     def count_events(self) -> int:
         self._ensure_open()
         return len(self._event_index)
+
+    def delete_events(self, event_ids: Iterable[str]) -> None:
+        self._ensure_open()
+        index = self._event_index
+        stored = [
+            event_id
+            for event_id in dict.fromkeys(event_ids)
+            if isinstance(event_id, str) and event_id in index
+        ]
+        if not stored:
+            return
+        self._erase_events(stored)
+        for event_id in stored:
+            index.discard(event_id)
+
+    def scrub(self) -> None:
+        self._ensure_open()
+        self._scrub()
 
     # -- lifecycle -------------------------------------------------------------------------
     def check(self) -> None:

@@ -323,6 +323,26 @@ class JsonDirStorage(FileStorage):
                 log.compact()
         self._recent.remember(batch.values())
 
+    def _erase_events(self, event_ids: list[str]) -> None:
+        # Each month's log is rewritten without the events (and without dead lines), so no
+        # copy of their text stays in the files.
+        self._recent.forget(event_ids)
+        by_month: dict[str, list[str]] = {}
+        for event_id in event_ids:
+            by_month.setdefault(month_of_valid_event(event_id), []).append(event_id)
+        for month, gone in sorted(by_month.items()):
+            log = self._month(month)
+            for event_id in gone:
+                del log.entries[event_id]
+            log.compact()
+
+    def _scrub(self) -> None:
+        # Only a writer's own puts leave dead lines behind (an event put again), and it has
+        # loaded those months; a log with any dead byte is rewritten with its live lines.
+        for log in list(self._months.values()):
+            if log.size != log.live or log.torn:
+                log.compact()
+
     # -- queries that need the exact timestamps ------------------------------------------------
     def get_events(self, start: datetime | None = None, end: datetime | None = None) -> list[Event]:
         return [

@@ -60,6 +60,10 @@ class InMemoryStorage(Backend):
         for event in events:
             self._events[event.event_id] = event
 
+    def _erase_events(self, event_ids: list[str]) -> None:
+        for event_id in event_ids:
+            del self._events[event_id]
+
     def _release(self) -> None:
         self._nodes.clear()
         self._grips.clear()

@@ -156,6 +156,17 @@ class Storage(Protocol):
         """How many events are stored."""
         ...
 
+    def delete_events(self, event_ids: Iterable[str]) -> None:
+        """Remove the events with these ids; ids not stored are ignored. Nodes and grips that
+        cite them are left to the caller (:func:`tocsearch.forget_events` rebuilds them)."""
+
+    def scrub(self) -> None:
+        """Make the store's files keep no readable copy of a removed or replaced record (a
+        deleted event, an old version of a node or event); a no-op where nothing lingers.
+
+        Runtime complexity: at most one pass over the files that hold such copies.
+        """
+
     # -- lifecycle -------------------------------------------------------------------------
     def check(self) -> None:
         """Verify the store's integrity: every record readable, ids consistent with their

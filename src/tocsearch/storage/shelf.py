@@ -14,7 +14,9 @@ delete. This store never lets it do any of those. Every record version goes unde
 (``n17``, ``e18``...), so the shelf only ever appends to ``.dat`` and ``.dir``; a delete only
 writes a journal line. A batch is durable once ``.dat`` and ``.dir`` are fsynced and its
 journal line is fsynced; keys written by a batch that never reached the journal are ignored.
-Space held by replaced or deleted versions is not reclaimed.
+Space held by replaced or deleted versions is not reclaimed, but :meth:`ShelveStorage.scrub`
+overwrites their bytes in place (with an empty record of the same length), so a forgotten text
+leaves ``records.dat`` without any record moving.
 
 Damage to the journal is told apart from a crash. A new journal starts with one line, so an
 empty one was emptied. Every batch that writes records also writes a ``j<n>`` key holding the
@@ -43,8 +45,10 @@ from tocsearch.errors import StoreCorrupted
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import (
+    TRUNCATE_FLAGS,
     fsync_dir,
     fsync_file,
+    open_file,
     refuse_links,
     remove_temp_files,
     write_atomically,
@@ -100,6 +104,13 @@ def _repair_dumb_index(base: Path) -> None:
         with open(index, "r+b") as stream:
             stream.truncate(data.rfind(b"\n") + 1)
             os.fsync(stream.fileno())
+
+
+def _blank(size: int) -> bytes:
+    """``size`` bytes that read back as an empty record: a pickled empty string, then zeros
+    (unpickling stops at the pickle's end)."""
+    empty = pickle.dumps("", protocol=2)
+    return empty + bytes(size - len(empty)) if size >= len(empty) else bytes(size)
 
 
 def _key_number(key: bytes) -> int:
@@ -276,6 +287,8 @@ class ShelveStorage(FileStorage):
             grips.pop(record_id, None)
         elif kind == "e":
             events[record_id] = (str(op[2]), datetime.fromisoformat(op[3]), str(op[4]))
+        elif kind == "-e":
+            events.pop(record_id, None)
         else:
             raise ValueError(kind)
 
@@ -402,6 +415,39 @@ class ShelveStorage(FileStorage):
             self._event_keys[event.event_id] = key
         self._recent.remember(events)
 
+    def _erase_events(self, event_ids: list[str]) -> None:
+        self._recent.forget(event_ids)
+        self._commit([], [["-e", event_id] for event_id in event_ids])
+        for event_id in event_ids:
+            del self._event_keys[event_id]
+
+    def _scrub(self) -> None:
+        assert self._shelf is not None
+        database = self._shelf.database
+        # dbm.dumb keeps where each value lies in ``_index``: the one way to reach a value's
+        # bytes without rewriting the file around it.
+        places: dict[bytes, tuple[int, int]] = getattr(database, "_index", None) or {}
+        live = {
+            key.encode("utf-8")
+            for keys in (self._node_keys, self._grip_keys, self._event_keys)
+            for key in keys.values()
+        }
+        dead = sorted(
+            place
+            for key, place in places.items()
+            if key[:1] in (b"n", b"g", b"e") and key not in live
+        )
+        if not dead:
+            return
+        path = self._base.with_suffix(".dat")
+        fd = open_file(path, TRUNCATE_FLAGS)  # write in place, never through a link
+        try:
+            for position, size in dead:
+                os.pwrite(fd, _blank(size), position)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
     # -- salvage ---------------------------------------------------------------------------------
     @classmethod
     def salvage(cls, directory: Path) -> Salvage:
@@ -428,6 +474,8 @@ class ShelveStorage(FileStorage):
                     continue
                 try:
                     text = shelf[key]
+                    if not text:
+                        continue  # an old version that scrub() blanked
                     if key[:1] == "e":
                         found.event(from_json(text, Event))
                     else:

@@ -41,6 +41,7 @@ from tocsearch.storage._sqlite_check import check_rows, rebuild_fts, salvage_dat
 from tocsearch.storage._sqlite_db import Database, sqlite_errors
 from tocsearch.storage._sqlite_fts import (
     FTS_VERSION,
+    delete_event_texts,
     delete_segment_texts,
     event_text,
     fts_version,
@@ -412,6 +413,34 @@ class SqliteStorage(StorageCommon):
     def count_events(self) -> int:
         self._ensure_open()
         return int(self._db.value("SELECT n FROM counts WHERE kind = 'events'"))
+
+    def delete_events(self, event_ids: Iterable[str]) -> None:
+        """Remove these events and their full-text rows in one transaction."""
+        self._ensure_writable("delete events")
+        keys = [key for key in dict.fromkeys(map(_key, event_ids)) if key is not None]
+        if not keys:
+            return
+        self._recent.forget(keys)
+        with self._db.transaction() as connection:
+            rows = self._row_ids("events", "event_id", keys)
+            delete_event_texts(connection, rows.values())
+            connection.executemany("DELETE FROM events WHERE id = ?", ((i,) for i in rows.values()))
+
+    def scrub(self) -> None:
+        """Merge the full-text indexes (dropping what deleted rows left in them), rewrite the
+        database without free pages (``VACUUM``), and empty the write-ahead log, so no page of
+        the files holds a removed or replaced record.
+
+        Runtime complexity: a rewrite of the whole database file.
+        """
+        self._ensure_writable("scrub the store")
+        with self._db.transaction() as connection:
+            for table in ("events_fts", "segments_fts"):
+                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        connection = self._db.connection()
+        with sqlite_errors(self._db.path):
+            connection.execute("VACUUM")
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- lifecycle ---------------------------------------------------------------------------
     def check(self) -> None:
