@@ -160,6 +160,22 @@ class TocBuilder:
         days = {event.timestamp.date() for event in self.storage.get_events(start, end)}
         return self._build(days, force=True)
 
+    def rebuild_days(self, days: Iterable[date]) -> IngestReport:
+        """Re-segment and re-summarize these days (UTC dates) from the events stored now, and
+        the next day with events after each. A day left without events loses its node, and so
+        does a week, month or year left without children: after events were removed or
+        changed, no node, grip or digest still holds what they said.
+
+        Raises:
+            InvalidArgument: an item is not a date.
+        """
+        wanted: set[date] = set()
+        for day in days:
+            if not isinstance(day, date) or isinstance(day, datetime):
+                raise InvalidArgument(f"rebuild_days expects dates, got {day!r}")
+            wanted.add(day)
+        return self._build(wanted, force=True)
+
     # -- input -----------------------------------------------------------------------------
     def _sort_out(self, events: Iterable[Event]) -> tuple[list[Event], int, set[date]]:
         """The events not yet stored (in id order), how many were duplicates, and the days
@@ -355,10 +371,13 @@ class TocBuilder:
         return len(changed)
 
     def _roll_up(self, run: _Run) -> None:
-        """Days from their segments, then weeks, months and years from their stored children."""
+        """Days from their segments, then weeks, months and years from their stored children;
+        a node left with no segment or child is removed."""
         days: list[TocNode] = []
+        emptied: list[str] = []
         for day, segments in sorted(run.segments_by_day.items()):
             if not segments:
+                emptied.append(day_id(day))
                 continue
             children = sorted(segments, key=time_order)
             days.append(
@@ -366,16 +385,31 @@ class TocBuilder:
             )
         self._write_level(days, run)
         changed = {parent_id(node.node_id) for node in days}
+        changed |= self._remove_empty(emptied)
         for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
             parents: list[TocNode] = []
+            emptied = []
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
                 children = self._stored_children(node_id, level)
                 if children:
                     parents.append(
                         self._parent(node_id, level, children, self._unions.of(children))
                     )
+                else:
+                    emptied.append(node_id)
             self._write_level(parents, run)
             changed = {parent_id(node.node_id) for node in parents}
+            changed |= self._remove_empty(emptied)
+
+    def _remove_empty(self, node_ids: list[str]) -> set[str | None]:
+        """Delete the stored ones of these nodes, which no longer have children; their parents
+        are to be rolled up again."""
+        parents: set[str | None] = set()
+        for node_id in node_ids:
+            if self.storage.find_node(node_id) is not None:
+                self.storage.delete_node(node_id)
+                parents.add(parent_id(node_id))
+        return parents
 
     def _stored_children(self, node_id: str, level: TocLevel) -> list[TocNode]:
         """The stored nodes one level below ``node_id`` that belong to it, by start time."""
