@@ -270,3 +270,36 @@ def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
         end_time=end,
         clipped=draw(st.booleans()),
     )
+
+
+def planted_token(index: int) -> str:
+    """A word no other text holds, planted in event ``index`` of :func:`planted_histories`."""
+    return f"zqv{index}k"
+
+
+@st.composite
+def planted_histories(draw: st.DrawFn, max_size: int = 24) -> list[Event]:
+    """Events over one to three days in two projects and three sessions, each holding a word of
+    its own (:func:`planted_token`) among ordinary sentences, so a test can tell exactly which
+    event's text survives anywhere."""
+    count = draw(st.integers(2, max_size))
+    clock = datetime(2026, 1, 28, 20, 0, tzinfo=timezone.utc)
+    made: list[Event] = []
+    for index in range(count):
+        clock += timedelta(seconds=draw(st.sampled_from([30, 200, 2_000, 20_000])))
+        session = draw(st.sampled_from(["s1", "s2", "s3"]))
+        role = draw(st.sampled_from([EventRole.USER, EventRole.ASSISTANT]))
+        made.append(
+            Event(
+                event_id=ids.event_id(clock, f"p{index}"),
+                session_id=session,
+                timestamp=clock,
+                role=role,
+                event_type=EventType.USER_MESSAGE
+                if role is EventRole.USER
+                else EventType.ASSISTANT_MESSAGE,
+                text=f"{draw(sentences)} {planted_token(index)} {draw(sentences)}",
+                metadata={"project": "shop" if session != "s3" else "blog", "cwd": "/w/x"},
+            )
+        )
+    return made

@@ -27,12 +27,20 @@ from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import EVENT_PREFIX
-from tocsearch.index import IndexSeeder, SearchIndex, SearchOutcome
+from tocsearch.index import IndexingStorage, IndexSeeder, SearchIndex, SearchOutcome
 from tocsearch.index._search import run_search
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, event_project
 from tocsearch.navigate import NavigationResult, Navigator
 from tocsearch.navigate.timehints import TimeRange
+from tocsearch.privacy import (
+    ForgetReport,
+    ForgetRequest,
+    RedactReport,
+    RedactRequest,
+    forget_events,
+    redact_events,
+)
 from tocsearch.requests import (
     BrowseTocRequest,
     ExpandEventRequest,
@@ -61,8 +69,12 @@ __all__ = [
     "ExpandGripRequest",
     "ExpandGripResponse",
     "ExpandRequest",
+    "ForgetReport",
+    "ForgetRequest",
     "MemoryService",
     "NavigateRequest",
+    "RedactReport",
+    "RedactRequest",
     "SearchChildrenRequest",
     "SearchChildrenResponse",
     "SearchNodeRequest",
@@ -356,6 +368,21 @@ class MemoryService:
         if request.target.strip().startswith(EVENT_PREFIX):
             return self.expand_event(request.as_event())
         return self.expand_grip(request.as_grip())
+
+    def forget(self, request: ForgetRequest) -> ForgetReport:
+        """Remove the events ``request`` selects and rebuild what derived from them, in the
+        store and its index (see :func:`tocsearch.privacy.forget_events`)."""
+        return forget_events(self._writer(), request)
+
+    def redact(self, request: RedactRequest) -> RedactReport:
+        """Replace the matches of ``request.pattern`` in the stored events and rebuild what
+        derived from them, in the store and its index (see
+        :func:`tocsearch.privacy.redact_events`)."""
+        return redact_events(self._writer(), request)
+
+    def _writer(self) -> Storage:
+        """The store, writing through to the index when the service has one."""
+        return self.storage if self.index is None else IndexingStorage(self.index)
 
     @staticmethod
     def _log(operation: str, query: str, count: int, started: float) -> None:

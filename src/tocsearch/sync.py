@@ -34,6 +34,7 @@ from tocsearch.importers.chatgpt import load_chatgpt
 from tocsearch.importers.claude_code import load_claude_code_tail
 from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
+from tocsearch.privacy import finish_pending, load_ignore_list, without_ignored
 from tocsearch.storage.protocol import Storage
 
 __all__ = [
@@ -70,6 +71,8 @@ class SyncReport:
         bytes_read: bytes of transcript read (exports count their whole size).
         events_read: events in what was read.
         events_added: events the store did not hold yet.
+        events_ignored: events left out by the store's ignore list or a
+            ``.tocsearch-ignore`` marker (see :mod:`tocsearch.privacy`).
         days_rebuilt: days whose segments were rebuilt.
         problems: records skipped, one line each (``path line N: reason``).
     """
@@ -84,6 +87,7 @@ class SyncReport:
     events_added: int = 0
     days_rebuilt: int = 0
     problems: tuple[str, ...] = ()
+    events_ignored: int = 0
 
 
 def default_claude_projects() -> Path:
@@ -208,8 +212,10 @@ def sync_sources(
     added = rebuilt = 0
     read_count = len(events)
     events = _first_of_each_id(events, problems)
+    events, ignored = without_ignored(events, load_ignore_list(root) if root.is_dir() else None)
     if events:
         with open_writer() as storage:
+            finish_pending(storage)
             builder = TocBuilder(storage)
             # Stored events are immutable: a re-read export whose conversation was renamed
             # (new metadata, same ids) keeps what was stored and adds only what is new.
@@ -235,6 +241,7 @@ def sync_sources(
         events_added=added,
         days_rebuilt=rebuilt,
         problems=tuple(problems),
+        events_ignored=ignored,
     )
 
 

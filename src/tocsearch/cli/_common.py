@@ -18,6 +18,7 @@ from tocsearch._clock import local_zone, parse_zone
 from tocsearch._paths import default_store_path
 from tocsearch.converter import _parse_datetime
 from tocsearch.errors import InvalidArgument
+from tocsearch.privacy import finish_pending
 from tocsearch.storage import Storage, store_backend
 from tocsearch.storage import open_store as open_existing_store
 from tocsearch.storage._open import BACKENDS as STORE_BACKENDS
@@ -194,13 +195,15 @@ class ProgressLine:
 
 
 @contextmanager
-def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
+def open_store(
+    args: argparse.Namespace, *, writing: bool, create: bool = True
+) -> Iterator[Storage]:
     """The store at ``--store``, open for the length of a command: an existing store with the
-    backend its marker names, a new one (when writing) with ``--backend``.
+    backend its marker names, a new one (when writing and ``create``) with ``--backend``.
 
     Raises:
-        CommandError: reading a store that does not exist, or ``--backend`` naming another
-            backend than the existing store's.
+        CommandError: reading (or, without ``create``, writing) a store that does not exist,
+            or ``--backend`` naming another backend than the existing store's.
     """
     path = store_path(args)
     if not writing and not path.exists():
@@ -208,6 +211,8 @@ def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
             f"no store at {path}; run 'tocsearch ingest FILE' first or pass --store DIR"
         )
     existing = store_backend(path)
+    if existing is None and writing and not create:
+        raise CommandError(f"no store at {path}; pass --store DIR")
     if existing is not None and args.backend not in (None, existing):
         raise CommandError(f"{path} holds a {existing} store, not {args.backend}; drop --backend")
     storage: Storage
@@ -216,6 +221,9 @@ def open_store(args: argparse.Namespace, *, writing: bool) -> Iterator[Storage]:
     else:
         storage = open_existing_store(path, readonly=not writing)
     with storage:
+        if writing:
+            # A forget or redact that a crash cut short is finished before anything else.
+            finish_pending(storage)
         yield storage
 
 

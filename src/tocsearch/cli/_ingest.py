@@ -21,6 +21,8 @@ from tocsearch.errors import UnknownFormat
 from tocsearch.importers import FORMATS, load_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
+from tocsearch.privacy import load_ignore_list, without_ignored
+from tocsearch.privacy._pending import store_directory
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["register"]
@@ -58,12 +60,16 @@ def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"tocsearch: read content of unknown types, text kept where it had any: {kinds}\n"
         )
     with open_store(args, writing=True) as storage:
+        directory = store_directory(storage)
+        ignore = None if directory is None else load_ignore_list(directory)
+        loaded, ignored = without_ignored(loaded, ignore)
         try:
             totals = _build(storage, loaded, progress)
         finally:
             progress.end()
     totals["records_skipped"] = len(problems)
     totals["unknown_content"] = sum(unknown.values())
+    totals["events_ignored"] = ignored
     emit(args, out, totals, lambda: _render.ingest_report(totals))
     return 0
 

@@ -10,14 +10,24 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import TextIO
 
 from tocsearch import __version__
-from tocsearch.cli import _check, _index, _ingest, _mcp, _query, _stats, _sync, _tree
+from tocsearch.cli import (
+    _check,
+    _index,
+    _ingest,
+    _mcp,
+    _privacy,
+    _query,
+    _stats,
+    _sync,
+    _tree,
+)
 from tocsearch.cli._common import CommandError, Parser, Run, shared_options
 from tocsearch.errors import StoreCorrupted, TocsearchError
 
 __all__ = ["build_parser", "main"]
 
 # Each module adds its own commands, so a new command is a new module and one entry here.
-_COMMAND_MODULES = (_ingest, _sync, _query, _tree, _stats, _check, _mcp, _index)
+_COMMAND_MODULES = (_ingest, _sync, _query, _tree, _stats, _check, _mcp, _index, _privacy)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -62,4 +62,5 @@ def _text(report: SyncReport) -> str:
         f"({report.files_reread:,} from the start), {report.files_unchanged:,} unchanged; "
         f"{report.events_added:,} new events of {report.events_read:,} read, "
         f"{report.days_rebuilt:,} days rebuilt"
+        + (f"; {report.events_ignored:,} ignored" if report.events_ignored else "")
     )
