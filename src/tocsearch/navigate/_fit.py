@@ -297,21 +297,26 @@ def fit(
                 f"token_budget={budget} is too small for this query: its question, time "
                 f"hints and terms alone take {base} tokens"
             )
-    shaped = _shape(result, offered, budget, estimator, full_path, note)
-    if offered and not shaped.evidence:
-        # Not even one lean item fits beside the whole reason: the reason in brief, and the
-        # best item lean and clipped.
-        lean = _shape(
-            attrs.evolve(brief, tokens_used=result.tokens_used),
-            offered,
+    shaped = _settle(_shape(result, offered, budget, estimator, full_path, note), budget, estimator)
+    if len(shaped.evidence) < len(offered):
+        # Not every item fits beside the whole reason: the reason in brief (the limit that
+        # stopped the walk, how many items fit) when that returns more of them. The
+        # explanation shrinks with the budget; the evidence is what was asked for.
+        brief_shaped = _settle(
+            _shape(
+                attrs.evolve(brief, tokens_used=result.tokens_used),
+                offered,
+                budget,
+                estimator,
+                full_path,
+                note,
+            ),
             budget,
             estimator,
-            full_path,
-            _brief_note,
         )
-        if lean.evidence:
-            shaped = lean
-    return _settle(shaped, budget, estimator)
+        if len(brief_shaped.evidence) > len(shaped.evidence):
+            shaped = brief_shaped
+    return shaped
 
 
 def _shape(
@@ -386,10 +391,6 @@ def _shape(
             shaped = attrs.evolve(shaped, steps=candidate)
             break
     return shaped
-
-
-def _brief_note(returned: int, offered: int) -> str:
-    return f"{returned} of {offered} items fit the budget"
 
 
 def _settle(result: NavigationResult, budget: int, estimator: TokenEstimator) -> NavigationResult:

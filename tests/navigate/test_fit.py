@@ -1,0 +1,82 @@
+"""Fitting a navigation result to its budget: the explanation gives way to the evidence."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from tests._support.budget import rendered_tokens
+
+from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
+from tocsearch.navigate._fit import fit
+from tocsearch.text import estimate_tokens
+
+NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
+# A reason as long as a walk's explanation can get: where it looked, what it found.
+EXPLAINED = "; ".join(
+    f"searched the segments of week {week} and found a match" for week in range(6)
+)
+
+
+def _note(returned: int, offered: int) -> str:
+    return f"{returned} of {offered} items fit the budget"
+
+
+def _offered(count: int) -> list[Evidence]:
+    start = datetime(2026, 1, 5, 9, tzinfo=timezone.utc)
+    return [
+        Evidence(
+            segment_id=f"toc:segment:2026-01-05:s{number % 3}",
+            segment_title="Deploy review",
+            kind=EvidenceKind.EVENT,
+            text=f"Event {number}: the deploy failed because the cache was cold " * 2,
+            field=None,
+            grip_ids=(),
+            event_ids=(f"evt:{int((start + timedelta(minutes=number)).timestamp() * 1000)}:e",),
+            score=1.0,
+            matched_terms=("deploy",),
+            start_time=start + timedelta(minutes=number),
+            end_time=start + timedelta(minutes=number),
+        )
+        for number in range(count)
+    ]
+
+
+def _fitted(reason: str, budget: int, offered: list[Evidence]) -> NavigationResult:
+    result = NavigationResult(
+        query="deploy",
+        topic="deploy",
+        terms=("deploy",),
+        time_hints=parse_time_hints("deploy", NOW),
+        steps=(),
+        evidence=(),
+        partial=False,
+        reason=reason,
+        tokens_used=0,
+        token_budget=budget,
+        nodes_visited=3,
+        iterations=2,
+    )
+    return fit(
+        result, offered, budget=budget, estimator=estimate_tokens, full_path=False, note=_note
+    )
+
+
+def test_a_long_reason_gives_way_when_not_every_item_fits() -> None:
+    """When not every item fits, the reason is cut to how many did if that returns more
+    items: as many as with no explanation at all."""
+    offered = _offered(12)
+    explained = _fitted(EXPLAINED, 500, offered)
+    unexplained = _fitted("", 500, offered)
+    assert 0 < len(explained.evidence) < len(offered)
+    assert len(explained.evidence) == len(unexplained.evidence)
+    assert explained.reason == f"{len(explained.evidence)} of 12 items fit the budget"
+    assert rendered_tokens(explained) <= explained.tokens_used <= 500
+
+
+def test_the_reason_stays_whole_when_everything_fits() -> None:
+    """With room for every item, the whole explanation is returned beside them."""
+    offered = _offered(3)
+    result = _fitted(EXPLAINED, 2000, offered)
+    assert len(result.evidence) == 3
+    assert result.reason == EXPLAINED
+    assert not result.partial
