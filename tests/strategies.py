@@ -243,7 +243,8 @@ def requests(draw: st.DrawFn) -> object:
 @st.composite
 def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
     """An evidence item of a navigation result: an event (its times those of its id, or not)
-    or a statement, with or without the keys its JSON form may leave out."""
+    or a statement, with or without the keys its JSON form may leave out, its conversation
+    named or not."""
     from tocsearch.navigate.result import Evidence, EvidenceKind
     from tocsearch.search import SearchField
 
@@ -269,6 +270,8 @@ def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
         start_time=start,
         end_time=end,
         clipped=draw(st.booleans()),
+        project=draw(st.sampled_from(["", "/home/dev/shop", "-home-dev-blog"])),
+        session_id=draw(st.sampled_from(["", "5b1c-aaaa", "77e0"])),
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tocsearch._clock import local_time, local_zone, parse_zone
+from tocsearch._clock import local_time, local_zone, parse_zone, zone_name
 from tocsearch.errors import InvalidArgument
 
 
@@ -90,3 +90,24 @@ def test_local_time_names_a_named_zone() -> None:
     assert local_time(datetime(2026, 1, 1, 3, 30, tzinfo=timezone.utc), new_york) == (
         "2025-12-31 22:30 EST"
     )
+
+
+@given(
+    name=st.sampled_from(["UTC", "Europe/Berlin", "America/St_Johns", "+05:45", "-03:30"]),
+    at=st.datetimes(
+        min_value=datetime(1990, 1, 1),
+        max_value=datetime(2060, 12, 31),
+        timezones=st.just(timezone.utc),
+    ),
+)
+def test_zone_name_reads_back_as_the_same_clock(name: str, at: datetime) -> None:
+    """A zone's name, read back by parse_zone, gives the same offset at that moment."""
+    zone = parse_zone(name)
+    again = parse_zone(zone_name(zone, at))
+    assert at.astimezone(again).utcoffset() == at.astimezone(zone).utcoffset()
+
+
+def test_zone_name_of_a_system_offset_is_its_offset() -> None:
+    """A fixed zone with a name of its own (as the system reports "CET") is named by offset."""
+    cet = timezone(timedelta(hours=1), "CET")
+    assert zone_name(cet, datetime(2026, 1, 1, tzinfo=timezone.utc)) == "+01:00"

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tocsearch.errors import InvalidArgument
 
-__all__ = ["local_time", "local_zone", "parse_zone"]
+__all__ = ["local_time", "local_zone", "parse_zone", "zone_name"]
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
@@ -89,3 +89,24 @@ def local_time(moment: datetime, zone: tzinfo) -> str:
     name = when.tzname() or "UTC"
     # A fixed offset is named "UTC-08:00": shown as %z writes it, to keep lines short.
     return f"{when:%Y-%m-%d %H:%M} {name if len(name) <= 5 else format(when, '%z')}"
+
+
+def zone_name(zone: tzinfo | None, at: datetime) -> str:
+    """A name :func:`parse_zone` reads back as ``zone``: its IANA key, ``UTC``, or else its
+    offset at ``at`` (a zone with neither knows no daylight saving that a name could carry).
+
+    >>> zone_name(parse_zone("Europe/Berlin"), datetime(2026, 1, 1, tzinfo=timezone.utc))
+    'Europe/Berlin'
+    >>> zone_name(parse_zone("-08:00"), datetime(2026, 1, 1, tzinfo=timezone.utc))
+    '-08:00'
+    >>> zone_name(None, datetime(2026, 1, 1, tzinfo=timezone.utc))
+    'UTC'
+    """
+    if isinstance(zone, ZoneInfo) and zone.key:
+        return zone.key
+    offset = zone.utcoffset(at.replace(tzinfo=None)) if zone is not None else None
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"

@@ -11,8 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.budget import evidence_items, rendered_tokens
 
-from tocsearch.examples import EXAMPLE_END, load_example_events, load_example_questions
+from tocsearch._clock import parse_zone
+from tocsearch.examples import (
+    EXAMPLE_END,
+    ExampleQuestion,
+    load_example_events,
+    load_example_questions,
+)
 from tocsearch.ingest import TocBuilder
+from tocsearch.models import event_project
 from tocsearch.navigate import NavigationResult, Navigator
 from tocsearch.storage import InMemoryStorage
 from tocsearch.text import estimate_tokens
@@ -132,3 +139,35 @@ def test_bad_budgets_are_clear_errors(
     _, data = _navigate(tools, arguments)
     assert data["error"]["type"] == "InvalidArgument"
     assert message in data["error"]["message"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    question=st.sampled_from(load_example_questions()),
+    budget=st.sampled_from(BUDGETS),
+    zone=st.sampled_from(["America/Los_Angeles", "Asia/Kolkata", "Pacific/Kiritimati", "-03:30"]),
+)
+def test_local_dates_and_conversations_stay_within_the_budget(
+    storage: InMemoryStorage, question: ExampleQuestion, budget: int, zone: str
+) -> None:
+    """Asked on another clock, the result shows its times there and names each segment's
+    conversation, and both renderings still fit the budget."""
+    now = question.now.astimezone(parse_zone(zone))
+    navigator = Navigator(storage, now=now, token_budget=budget)
+    result = navigator.navigate(question.question)
+    assert result.zone == zone
+    assert rendered_tokens(result, navigator.estimator) <= result.tokens_used <= budget
+    if _matched(result, budget):
+        assert result.evidence
+    if budget >= 1000 and result.evidence:
+        # Room enough: the best item is whole, its conversation named.
+        assert result.evidence[0].session_id
+    markdown = result.to_markdown()
+    for item in result.evidence:
+        segment = storage.get_node(item.segment_id)
+        events = [storage.get_event(event_id) for event_id in segment.event_ids]
+        if item.session_id:
+            assert {(event_project(event), event.session_id) for event in events} == {
+                (item.project, item.session_id)
+            }
+            assert f"project {item.project}, session {item.session_id})" in markdown

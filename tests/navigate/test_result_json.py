@@ -62,15 +62,20 @@ def _queries(draw: st.DrawFn) -> str:
     query=_queries(),
     terms=st.none() | st.just(("other", "terms")) | st.just(()),
     topic=st.none() | sentences,
+    zone=st.sampled_from(["UTC", "America/Los_Angeles", "+05:30"]),
 )
 def test_any_result_reads_back_from_its_json(
-    evidence: list[Evidence], query: str, terms: tuple[str, ...] | None, topic: str | None
+    evidence: list[Evidence],
+    query: str,
+    terms: tuple[str, ...] | None,
+    topic: str | None,
+    zone: str,
 ) -> None:
     """to_dict, through JSON text, and from_dict give back the same result, whatever the items
     (events whose times are or are not those of their ids, statements, runs of one segment
-    broken by another, titles that change within a run), the query and its time phrases, and
-    whether the topic and terms are the query's own or not."""
-    result = _result(query, evidence, terms)
+    broken by another, titles and conversations that change within a run), the query and its
+    time phrases, whether the topic and terms are the query's own or not, and the zone."""
+    result = attrs.evolve(_result(query, evidence, terms), zone=zone)
     if topic is not None:
         result = attrs.evolve(result, topic=topic)
     text = json.dumps(result.to_dict(), ensure_ascii=False)
@@ -202,3 +207,73 @@ def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
         }
     ]
     assert "terms" not in data  # the terms of "JWT" are worked out again from the topic
+
+
+def _said_in(project: str, session_id: str, text: str, minute: int) -> Evidence:
+    when = datetime(2026, 1, 30, 9, minute, tzinfo=timezone.utc)
+    return Evidence(
+        segment_id="toc:segment:2026-01-30:090000-abc",
+        segment_title="JWT expiry",
+        kind=EvidenceKind.EVENT,
+        text=text,
+        field=None,
+        grip_ids=(),
+        event_ids=(f"evt:{int(when.timestamp() * 1000)}:{minute}",),
+        score=1.0,
+        matched_terms=(),
+        start_time=when,
+        end_time=when,
+        project=project,
+        session_id=session_id,
+    )
+
+
+def test_a_segment_group_names_its_conversation_once() -> None:
+    """The project and session are said by the group; its items repeat neither, unless one
+    differs (then that item says its own, and reads back so)."""
+    same = [_said_in("/home/dev/shop", "5b1c", f"jwt {n}", n) for n in range(3)]
+    group = _result("jwt", same, None).to_dict()["segments"][0]
+    assert (group["project"], group["session_id"]) == ("/home/dev/shop", "5b1c")
+    assert all("project" not in item and "session_id" not in item for item in group["evidence"])
+    odd = [*same, _said_in("", "", "jwt lean", 4)]
+    data = _result("jwt", odd, None).to_dict()
+    last = data["segments"][0]["evidence"][-1]
+    assert (last["project"], last["session_id"]) == ("", "")
+    assert NavigationResult.from_dict(json.loads(json.dumps(data))).evidence == tuple(odd)
+
+
+def test_a_group_with_a_bad_conversation_is_refused() -> None:
+    """A group whose project is not a string is an InvalidArgument naming it."""
+    data = _result("jwt", [_said_in("shop", "5b1c", "jwt", 1)], None).to_dict()
+    data["segments"][0]["project"] = 7
+    with pytest.raises(InvalidArgument, match=r"segments\[0\]\.project must be a string"):
+        NavigationResult.from_dict(data)
+
+
+def test_an_unknown_zone_is_refused() -> None:
+    """A result whose zone no clock has is an InvalidArgument, from its JSON too."""
+    data = _result("jwt", [], None).to_dict()
+    data["zone"] = "Mars/Olympus"
+    with pytest.raises(InvalidArgument, match="Mars/Olympus"):
+        NavigationResult.from_dict(data)
+    assert "zone" not in _result("jwt", [], None).to_dict()
+
+
+def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> None:
+    """The heading shows the start on the result's clock with the project and session; an
+    event's line shows its date only when its local day differs from the heading's."""
+    items = [_said_in("/home/dev/shop", "5b1c", "jwt early", 0)]
+    late = _said_in("/home/dev/shop", "5b1c", "jwt late", 1)
+    items.append(attrs.evolve(late, start_time=late.start_time.replace(hour=23)))
+    items[1] = attrs.evolve(items[1], end_time=items[1].start_time)
+    result = attrs.evolve(_result("jwt", items, None), zone="America/Los_Angeles")
+    text = result.to_markdown()
+    assert (
+        "**Segment: toc:segment:2026-01-30:090000-abc** - JWT expiry "
+        "(2026-01-30 01:00 PST, project /home/dev/shop, session 5b1c)"
+    ) in text
+    assert '- 01:00 "jwt early"' in text
+    assert '- 15:01 "jwt late"' in text
+    kiritimati = attrs.evolve(result, zone="Pacific/Kiritimati").to_markdown()
+    assert "(2026-01-30 23:00 +14, project /home/dev/shop, session 5b1c)" in kiritimati
+    assert '- 2026-01-31 13:01 "jwt late"' in kiritimati

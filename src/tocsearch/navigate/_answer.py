@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from tocsearch.models import TocNode
+from tocsearch.models import TocNode, event_project
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._events import EventHit
 from tocsearch.navigate.result import Evidence, EvidenceKind
@@ -63,6 +63,24 @@ class _Grips:
         return tuple(sorted(found))
 
 
+class _Conversations:
+    """The conversation (project and session) of each segment, read once per navigation from
+    its first event: one segment is one conversation."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.known: dict[str, tuple[str, str]] = {}
+
+    def of(self, segment_id: str) -> tuple[str, str]:
+        if segment_id not in self.known:
+            node = self.storage.find_node(segment_id)
+            first = self.storage.find_event(node.event_ids[0]) if node and node.event_ids else None
+            self.known[segment_id] = (
+                ("", "") if first is None else (event_project(first), first.session_id)
+            )
+        return self.known[segment_id]
+
+
 def _event_evidence(hit: EventHit, grips: _Grips) -> Evidence:
     event = hit.event
     return Evidence(
@@ -77,6 +95,8 @@ def _event_evidence(hit: EventHit, grips: _Grips) -> Evidence:
         matched_terms=hit.matched,
         start_time=event.timestamp,
         end_time=event.timestamp,
+        project=event_project(event),
+        session_id=event.session_id,
     )
 
 
@@ -86,6 +106,7 @@ def candidates(
     """At most ``limit`` evidence items, best first: the ranked events, then the statements
     whose events are not among them."""
     grips = _Grips(storage)
+    conversations = _Conversations(storage)
     items: list[Evidence] = []
     cited: set[str] = set()
     for hit in hits:
@@ -101,5 +122,14 @@ def candidates(
         if events and cited.issuperset(events):
             continue
         cited.update(events)
-        items.append(attrs.evolve(statement, event_ids=events, score=_shown(statement.score)))
+        project, session_id = conversations.of(statement.segment_id)
+        items.append(
+            attrs.evolve(
+                statement,
+                event_ids=events,
+                score=_shown(statement.score),
+                project=project,
+                session_id=session_id,
+            )
+        )
     return items

@@ -2,7 +2,9 @@
 group or its own ids already say.
 
 The token budget counts the JSON, so what repeats is said once: a run of items from one
-segment is one group with the segment's id and title; an item leaves out its ``kind`` when it
+segment is one group with the segment's id, title and conversation (``project`` and
+``session_id``: one segment is one conversation); an item leaves out each of those when it
+equals its group's, its ``kind`` when it
 is an event, its ``start_time`` when the one event it cites carries that time in its id (event
 ids hold their timestamp, see :mod:`tocsearch.ids`), its ``end_time`` when it equals the start,
 a statement its ``field`` when it is ``bullets``, and every key that holds its default.
@@ -13,11 +15,12 @@ written, and refuses groups that are not groups.
 ...     {"segment_id": "s", "segment_title": "T", "kind": "event", "text": "a",
 ...      "field": None, "grip_ids": [], "event_ids": ["evt:1769763600000:x"], "score": 1.0,
 ...      "matched_terms": [], "start_time": "2026-01-30T09:00:00+00:00",
-...      "end_time": "2026-01-30T09:00:00+00:00", "clipped": False},
+...      "end_time": "2026-01-30T09:00:00+00:00", "clipped": False,
+...      "project": "/home/dev/shop", "session_id": "5b1c"},
 ... ]
 >>> groups = segment_groups(items)
->>> groups[0]["segment_id"], groups[0]["segment_title"]
-('s', 'T')
+>>> [groups[0][key] for key in ("segment_id", "segment_title", "project", "session_id")]
+['s', 'T', '/home/dev/shop', '5b1c']
 >>> groups[0]["evidence"]
 [{'text': 'a', 'event_ids': ['evt:1769763600000:x'], 'score': 1.0}]
 >>> flat_items(groups) == items
@@ -46,6 +49,10 @@ _DEFAULTS: dict[str, Any] = {
 
 _BULLETS = "bullets"
 
+# What a group says once for its items (an item says it again only where it differs), and what
+# it is when the group leaves it out.
+_GROUP_KEYS = ("segment_title", "project", "session_id")
+
 
 def _implied_start(event_ids: Any) -> str | None:
     """The time an item citing exactly one event has by default: that event's, from its id."""
@@ -57,14 +64,15 @@ def _implied_start(event_ids: Any) -> str | None:
         return None
 
 
-def _compact(item: dict[str, Any], title: str) -> dict[str, Any]:
+def _compact(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     data = {key: value for key, value in item.items() if key != "segment_id"}
+    for key in _GROUP_KEYS:
+        if key in data and data[key] == group.get(key, ""):
+            del data[key]
     if data.get("end_time") == data.get("start_time"):
         data.pop("end_time", None)
     if "start_time" in data and data["start_time"] == _implied_start(data.get("event_ids")):
         del data["start_time"]
-    if data.get("segment_title") == title:
-        del data["segment_title"]
     for key, default in _DEFAULTS.items():
         if key in data and data[key] == default:
             del data[key]
@@ -77,18 +85,20 @@ def _compact(item: dict[str, Any], title: str) -> dict[str, Any]:
 
 
 def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``,
-    ``segment_title`` (left out when empty) and the run's compact items under ``evidence``."""
+    """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``, the
+    first item's ``segment_title``, ``project`` and ``session_id`` (each left out when empty)
+    and the run's compact items under ``evidence``."""
     groups: list[dict[str, Any]] = []
     for item in items:
         if not groups or groups[-1]["segment_id"] != item["segment_id"]:
             group: dict[str, Any] = {"segment_id": item["segment_id"]}
-            if item["segment_title"]:
-                group["segment_title"] = item["segment_title"]
+            for key in _GROUP_KEYS:
+                if item.get(key):
+                    group[key] = item[key]
             group["evidence"] = []
             groups.append(group)
         current = groups[-1]
-        current["evidence"].append(_compact(item, current.get("segment_title", "")))
+        current["evidence"].append(_compact(item, current))
     return groups
 
 
@@ -110,13 +120,18 @@ def flat_items(groups: Any) -> list[dict[str, Any]]:
             raise InvalidArgument(f"{where} must have a string 'segment_id'")
         if not isinstance(group.get("evidence"), list):
             raise InvalidArgument(f"{where} must have a list 'evidence'")
-        title = group.get("segment_title", "")
+        shared = {"segment_id": group["segment_id"]}
+        for key in _GROUP_KEYS:
+            value = group.get(key, "")
+            if not isinstance(value, str):
+                raise InvalidArgument(f"{where}.{key} must be a string, got {type(value).__name__}")
+            shared[key] = value
         for index, item in enumerate(group["evidence"]):
             if not isinstance(item, dict):
                 raise InvalidArgument(
                     f"{where}.evidence[{index}] must be an object, got {type(item).__name__}"
                 )
-            full: dict[str, Any] = {"segment_id": group["segment_id"], "segment_title": title}
+            full: dict[str, Any] = dict(shared)
             full.update(
                 {
                     key: list(value) if isinstance(value, list) else value

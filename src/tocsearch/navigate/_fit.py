@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from datetime import tzinfo
 from typing import Any
 
 import attrs
 
+from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate.result import (
     EXPAND_EVENT,
@@ -143,8 +145,10 @@ class _Meter:
     the Markdown's closing line with the first item of all. Costs are kept per item, so a fill
     that tries several forms of the same item measures each once."""
 
-    def __init__(self, estimator: TokenEstimator) -> None:
+    def __init__(self, estimator: TokenEstimator, zone: tzinfo) -> None:
         self.estimator = estimator
+        # The clock the Markdown shows times on: a local date can be longer to write.
+        self.zone = zone
         self._known: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
         self._closing = max(estimator("\n\n" + line) for line in (EXPAND_EVENT, EXPAND_GRIP))
 
@@ -156,13 +160,13 @@ class _Meter:
         estimator = self.estimator
         if opener is None:
             group = segment_dicts([item])[0]
-            lines = segment_markdown([item])
+            lines = segment_markdown([item], self.zone)
             cost = _Cost(estimator(_json(group) + ", "), estimator("\n".join(lines) + "\n\n"))
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
             shown = segment_dicts([opener, item])[0]["evidence"][1]
-            line = segment_markdown([opener, item])[2]
+            line = segment_markdown([opener, item], self.zone)[2]
             cost = _Cost(estimator(_json(shown) + ", "), estimator(line + "\n"))
         if first:
             cost += _Cost(0, self._closing)
@@ -227,13 +231,13 @@ def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
 
 
 def _lean(item: Evidence) -> Evidence:
-    """``item`` without what can be looked up again from its ids: its segment's title, its
-    matched terms, an event's grips, and a statement's events when it has grips (they are the
-    events of the grips' ranges)."""
+    """``item`` without what can be looked up again from its ids: its segment's title and
+    conversation (project and session), its matched terms, an event's grips, and a statement's
+    events when it has grips (they are the events of the grips' ranges)."""
+    bare = attrs.evolve(item, segment_title="", project="", session_id="", matched_terms=())
     if item.kind is EvidenceKind.EVENT:
-        return attrs.evolve(item, segment_title="", grip_ids=(), matched_terms=())
-    events = () if item.grip_ids else item.event_ids
-    return attrs.evolve(item, segment_title="", event_ids=events, matched_terms=())
+        return attrs.evolve(bare, grip_ids=())
+    return attrs.evolve(bare, event_ids=() if item.grip_ids else item.event_ids)
 
 
 def _clipped(
@@ -330,7 +334,7 @@ def _shape(
     full = result.steps
     frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
     base = _costs(frame, estimator)
-    meter = _Meter(estimator)
+    meter = _Meter(estimator, parse_zone(result.zone))
     # A reason that grows by a note keeps room for it.
     told = estimator("; " + note(len(offered), len(offered)))
     reserve = _Cost(told, told)

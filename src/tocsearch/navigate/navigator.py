@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 from tocsearch._checks import in_utc, whole_number
+from tocsearch._clock import zone_name
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
@@ -224,6 +225,7 @@ class Navigator:
             token_budget=self.token_budget,
             nodes_visited=len(trail.seen | lens.digest_checked),
             iterations=trail.iterations,
+            zone=zone_name(now.tzinfo, now),
         )
         return fit(
             result,

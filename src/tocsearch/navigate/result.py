@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
 import attrs
 
+from tocsearch._clock import local_time, parse_zone
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
@@ -127,6 +128,10 @@ class Evidence:
     an event's score also counts a strongly matching neighbour and its segment's relevance.
     ``matched_terms`` are the terms in ``text``. ``clipped`` is true when ``text`` is the
     start of a longer event cut to fit the token budget (expand the event for all of it).
+
+    ``project`` and ``session_id`` name the conversation the segment holds (one segment is one
+    conversation): the project's working directory or name, empty when the source has none,
+    and the session's id. Both are empty when the item is lean (its ids lead back to them).
     """
 
     segment_id: str
@@ -141,6 +146,12 @@ class Evidence:
     start_time: datetime
     end_time: datetime
     clipped: bool = False
+    project: str = ""
+    session_id: str = ""
+
+
+def _known_zone(instance: Any, attribute: Any, value: str) -> None:
+    parse_zone(value)
 
 
 @attrs.frozen
@@ -151,6 +162,9 @@ class NavigationResult:
     was done; ``reason`` always says how the walk ended. ``tokens_used`` counts what the walk
     read (the reported matches of every step) and what it returns (the evidence); it never
     exceeds ``token_budget``. ``nodes_visited`` counts the distinct nodes scored or opened.
+    ``zone`` is the clock of the asker (a name :func:`~tocsearch._clock.parse_zone` reads: an
+    IANA name, ``UTC`` or an offset), on which the Markdown shows times; the JSON's times are
+    UTC.
     """
 
     query: str
@@ -165,6 +179,7 @@ class NavigationResult:
     token_budget: int
     nodes_visited: int
     iterations: int
+    zone: str = attrs.field(default="UTC", validator=_known_zone)
 
     @property
     def segment_ids(self) -> tuple[str, ...]:
@@ -182,7 +197,9 @@ class NavigationResult:
         ``start_time`` when its one event's id carries it and ``end_time`` when it equals
         ``start_time``) are left out, ``topic`` is left out when it is the query without its
         time phrases, ``terms`` when they are the topic's own, ``time_hints`` when the query
-        has none and ``steps`` when the path is not shown, and the time hints do not repeat
+        has none, ``steps`` when the path is not shown and ``zone`` when it is UTC; a
+        segment's conversation (``project``, ``session_id``) is said once in its group; and
+        the time hints do not repeat
         the topic (when it is theirs). :meth:`from_dict` puts them back.
         """
         data: dict[str, Any] = to_dict(self)
@@ -195,6 +212,8 @@ class NavigationResult:
             del data["topic"]
         if list(hints) == ["ranges", "phrases"] and not hints["ranges"] and not hints["phrases"]:
             del data["time_hints"]
+        if data["zone"] == "UTC":
+            del data["zone"]
         for step in data["steps"]:
             _drop_empty(step, _STEP_DEFAULTS)
         if not data["steps"]:
@@ -236,7 +255,10 @@ class NavigationResult:
         """The path and the evidence as Markdown, for a person or a model to read.
 
         With ``include_path=False`` only the query, its time hints and the evidence are shown.
+        Each segment's heading names its conversation (project and session) and its start;
+        times are shown on the :attr:`zone` clock.
         """
+        zone = parse_zone(self.zone)
         lines = ["## Search Path" if include_path else "## Question", "", f'Query: "{self.query}"']
         for phrase, found in zip(self.time_hints.phrases, self.time_hints.ranges, strict=True):
             lines.append(f'Time: "{phrase}" -> {found.label()}')
@@ -257,7 +279,7 @@ class NavigationResult:
         if not self.evidence:
             lines.append("No evidence found.")
         for _, items in _by_segment(self.evidence):
-            lines += [*segment_markdown(items), ""]
+            lines += [*segment_markdown(items, zone), ""]
         if lines[-1] != "":
             lines.append("")
         status = "Partial result" if self.partial else "Done"
@@ -307,26 +329,34 @@ EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
 """The Markdown's last line when it cites statements with grips and no event."""
 
 
-def segment_markdown(items: Sequence[Evidence]) -> list[str]:
+def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> list[str]:
     """The Markdown lines of a run of items from one segment: a heading with the segment's id,
-    the first item's title and time, then one line per item."""
+    the first item's title, its start on the ``zone`` clock and its conversation (project and
+    session), then one line per item."""
     first = items[0]
     title = f" - {first.segment_title}" if first.segment_title else ""
-    day = first.start_time.date()
-    heading = f"**Segment: {first.segment_id}**{title} ({first.start_time:%Y-%m-%d %H:%M} UTC)"
-    return [heading, *(_evidence_line(item, day) for item in items)]
+    where = [local_time(first.start_time, zone)]
+    if first.project:
+        where.append(f"project {first.project}")
+    if first.session_id:
+        where.append(f"session {first.session_id}")
+    heading = f"**Segment: {first.segment_id}**{title} ({', '.join(where)})"
+    day = first.start_time.astimezone(zone).date()
+    return [heading, *(_evidence_line(item, day, zone) for item in items)]
 
 
-def _evidence_line(item: Evidence, day: date) -> str:
-    """One Markdown line: a quoted event with its time (the date only when it is not
-    ``day``, the date of its segment's heading) and id, or a statement with its grips."""
+def _evidence_line(item: Evidence, day: date, zone: tzinfo) -> str:
+    """One Markdown line: a quoted event with its time on the ``zone`` clock (the date only
+    when it is not ``day``, the date of its segment's heading) and id, or a statement with its
+    grips."""
     grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
     if item.kind is EvidenceKind.EVENT:
         cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
         refs = f"{cited} {grips}".rstrip()
-        when = f"{item.start_time:%H:%M}"
-        if item.start_time.date() != day:
-            when = f"{item.start_time:%Y-%m-%d} {when}"
+        said = item.start_time.astimezone(zone)
+        when = f"{said:%H:%M}"
+        if said.date() != day:
+            when = f"{said:%Y-%m-%d} {when}"
         return f'- {when} "{clip(item.text, _EVENT_DISPLAY)}" {refs} ({item.score:.2f})'
     source = "" if item.field in (SearchField.BULLETS, None) else f" ({item.field.value})"
     return f'- "{item.text}" {grips or "[no grip]"} ({item.score:.2f}){source}'

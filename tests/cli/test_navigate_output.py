@@ -1,0 +1,54 @@
+"""What ``tocsearch navigate`` prints for each segment of evidence: its local start and the
+conversation it holds."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from tests._support.budget import evidence_items
+from tests._support.cli import example_store, run
+
+from tocsearch import ids
+from tocsearch.examples import EXAMPLE_END
+
+QUESTION = "what did we decide about JWT refresh tokens"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of the bundled example history."""
+    return example_store(tmp_path_factory.mktemp("store"))
+
+
+def test_segment_headings_show_local_start_project_and_session(store: Path) -> None:
+    """With --tz, each segment heading shows its start on that clock, its project and its
+    session, as the JSON names them once per segment."""
+    common = ("navigate", QUESTION, "--store", str(store), "--now", EXAMPLE_END.isoformat())
+    status, out, err = run(*common, "--tz", "Asia/Kolkata", "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["zone"] == "Asia/Kolkata"
+    groups = data["segments"]
+    assert groups
+    items = evidence_items(data)
+    status, text, err = run(*common, "--tz", "Asia/Kolkata")
+    assert status == 0, err
+    for group in groups:
+        assert group["project"] == "auth-service"
+        assert group["session_id"]
+        first = next(item for item in items if item["segment_id"] == group["segment_id"])
+        start = (
+            datetime.fromisoformat(first["start_time"])
+            if "start_time" in first
+            else ids.parse_event_id(first["event_ids"][0])[0]  # the time its id carries
+        )
+        local = start.astimezone(ZoneInfo("Asia/Kolkata"))
+        opening = f"**Segment: {group['segment_id']}**"
+        heading = next(line for line in text.splitlines() if line.startswith(opening))
+        assert heading.endswith(
+            f"({local:%Y-%m-%d %H:%M} IST, project auth-service, session {group['session_id']})"
+        )
