@@ -42,6 +42,7 @@ from benchmarks._planted import (
     write_jsonl,
     write_needles,
 )
+from tocsearch.errors import InvalidArgument
 from tocsearch.importers import load_jsonl
 from tocsearch.ingest import TocBuilder
 from tocsearch.storage.memory import InMemoryStorage
@@ -146,13 +147,25 @@ class BuiltStore:
         return self.events / self.build_seconds if self.build_seconds else 0.0
 
 
-def ensure_store(history: History, backend: str, *, rebuild: bool = False) -> BuiltStore:
+def ensure_store(
+    history: History, backend: str, *, rebuild: bool = False, built_by: str | None = None
+) -> BuiltStore:
     """The store of ``backend`` built from ``history`` by the current sources: imported with
     :func:`tocsearch.importers.load_jsonl`, built with :class:`tocsearch.TocBuilder`, checked for
-    leaked needles; reused from the cache when it is there and ``rebuild`` is false."""
-    source = source_digest()
+    leaked needles; reused from the cache when it is there and ``rebuild`` is false.
+
+    ``built_by`` names the :func:`source_digest` of earlier sources whose cached store is read
+    instead (by today's readers), when building anew takes too long for a change that leaves
+    the tree as it was.
+
+    Raises:
+        InvalidArgument: ``built_by`` names no complete store of ``backend`` in the cache.
+    """
+    source = source_digest() if built_by is None else built_by
     directory = history.directory / f"{backend}-{source}"
     meta = directory / "meta.json"
+    if built_by is not None and not meta.is_file():
+        raise InvalidArgument(f"no complete {backend} store built by {built_by} in {directory}")
     if meta.is_file() and not rebuild:
         return _built(json.loads(meta.read_text(encoding="utf-8")), directory, reused=True)
     _clear(directory)

@@ -71,6 +71,8 @@ class PlantedSettings:
     grep_calls: int = 12
     seed: int = 29
     rebuild: bool = False
+    built_by: str | None = None
+    """Read the stores earlier sources built (see :func:`ensure_store`), not today's."""
 
 
 def run_planted(
@@ -91,7 +93,9 @@ def run_planted(
                 notes.append(f"{backend} at {size:,} events: skipped, this checkout lacks it")
                 continue
             print(f"<!-- planted: {size:,} events into {backend} -->", file=sys.stderr, flush=True)
-            store = ensure_store(history, backend, rebuild=settings.rebuild)
+            store = ensure_store(
+                history, backend, rebuild=settings.rebuild, built_by=settings.built_by
+            )
             rows.append(
                 measure_planted(
                     history,

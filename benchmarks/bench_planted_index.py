@@ -1,15 +1,15 @@
 """Planted needles through the search index: the navigator teleported by the index, and the
 index's own search, beside the index-free navigator and a bare FTS5 table, in one run.
 
-Run: ``python benchmarks/bench_planted_index.py [--cache-dir DIR] [--events N] [--store DIR]
+Run: ``python benchmarks/bench_planted_index.py [--cache-dir DIR] [--events N] [--built-by DIGEST]
 [--per-size K] [--budget T]`` (defaults: ``benchmarks/.cache/planted``, 100000 events, the SQLite
 store built by the current sources, 20 needles of each size, 1,000 tokens).
 
 The history, its needles (one to three made-up terms said once, in one raw turn) and the SQLite
 store come from the planted-needle cache (:mod:`benchmarks._planted_cache`: generated, imported
-and built through the real pipeline); ``--store`` names a built store directory of that cache
-instead (one built by earlier sources, say, when building anew takes too long). The index is the
-sidecar :class:`tocsearch.index.SearchIndex` builds beside a store (full text only), kept in the
+and built through the real pipeline); ``--built-by`` reads the store earlier sources built
+instead, when building anew takes too long. The index is the sidecar
+:class:`tocsearch.index.SearchIndex` builds beside a store (full text only), kept in the
 history's cache folder and built on first use, its build timed. Each needle is asked bare, as
 the planted-needle section of ``bench_speed.py`` asks it:
 
@@ -25,7 +25,6 @@ needle after three warm-up calls. Not a test: nothing asserts a time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -36,13 +35,13 @@ from benchmarks._lexical import Fts5Index
 from benchmarks._planted import pick_needles
 from benchmarks._planted_cache import (
     DEFAULT_ROOT,
-    _built,
     ensure_fts5,
     ensure_history,
     ensure_store,
     open_built,
 )
 from benchmarks._planted_measure import FOUND_WITHIN, Found, _found
+from tocsearch.errors import InvalidArgument
 from tocsearch.index import IndexSeeder, SearchIndex, SearchMode
 from tocsearch.navigate import Navigator
 
@@ -61,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--events", type=int, default=100_000)
-    parser.add_argument("--store", type=Path, help="a built SQLite store directory of the cache")
+    parser.add_argument(
+        "--built-by",
+        metavar="DIGEST",
+        help="read the SQLite store earlier sources built (their source digest)",
+    )
     parser.add_argument("--needles", type=int, default=20, help="planted per size (history)")
     parser.add_argument("--per-size", type=int, default=20, help="asked per size")
     parser.add_argument("--budget", type=int, default=1000)
@@ -70,15 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     history = ensure_history(
         args.cache_dir, args.events, needles_per_size=args.needles, seed=args.seed
     )
-    if args.store is not None:
-        meta = args.store / "meta.json"
-        if not meta.is_file():
-            parser.error(f"--store {args.store} holds no meta.json: not a built store")
-        store = _built(json.loads(meta.read_text(encoding="utf-8")), args.store, reused=True)
-        if store.backend != "sqlite":
-            parser.error(f"--store {args.store} is a {store.backend} store, not sqlite")
-    else:
-        store = ensure_store(history, "sqlite")
+    try:
+        store = ensure_store(history, "sqlite", built_by=args.built_by)
+    except InvalidArgument as error:
+        parser.error(str(error))
     needles = list(pick_needles(history.needles, set(store.leaked), args.per_size))
     if not needles:
         parser.error(f"every needle of {history.directory} leaked into the tree")

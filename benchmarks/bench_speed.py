@@ -200,6 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grep-calls", type=int, help="needles asked of the plain grep")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_ROOT, help="built stores")
     parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
+    parser.add_argument(
+        "--built-by",
+        metavar="DIGEST",
+        help="read the cached stores earlier sources built (their source digest)",
+    )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child is not None:
@@ -232,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         token_budget=args.token_budget,
         grep_calls=args.grep_calls or (6 if quick else 12),
         rebuild=args.rebuild,
+        built_by=args.built_by,
     )
 
     print(f"# tocsearch speed ({'quick' if quick else 'full'})\n\nMachine: {machine()}\n")

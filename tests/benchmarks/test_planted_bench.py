@@ -168,3 +168,13 @@ def test_planted_index_bench_end_to_end(tmp_path: Path, capsys: pytest.CaptureFi
     assert "built now" in out
     assert bench_planted_index.main(argv) == 0
     assert "reused" in capsys.readouterr().out
+
+
+def test_built_by_reads_an_earlier_build_or_says_there_is_none(tmp_path: Path) -> None:
+    history = ensure_history(tmp_path, 200, needles_per_size=1, seed=3)
+    built = ensure_store(history, "memory")
+    again = ensure_store(history, "memory", built_by=built.source)
+    assert again.reused
+    assert again.path == built.path
+    with pytest.raises(InvalidArgument, match="no complete memory store built by 0123abcd"):
+        ensure_store(history, "memory", built_by="0123abcd")
