@@ -5,6 +5,10 @@ searched in one mode, and the navigator teleported by the index.
   each hit (a segment) returns the events that matched in it, best first, as a caller of
   ``search`` or ``memory_search`` receives them. A hit that matched on its segment's summary
   alone cites no event and returns nothing.
+- :class:`FusedTurnsRetriever`: the index's event rankings (``fts_events`` and
+  ``nearest_events``) fused by ``reciprocal_rank_fusion`` into one ranking of single turns,
+  without the grouping by segment that ``search`` applies: how much of the hybrid ranking a
+  budget keeps when turns are not delivered a segment at a time.
 - :class:`TeleportedNavigator`: the navigator at the column's budget, its walk seeded by an
   :class:`tocsearch.index.IndexSeeder` (full text, or full text fused with vectors).
 
@@ -27,11 +31,18 @@ from benchmarks._locomo_eval import Conversation
 from benchmarks._navigation import NavigatorRetriever
 from benchmarks._retrieval import RankedItem, Turn
 from tocsearch.errors import InvalidArgument
-from tocsearch.index import Embedder, IndexSeeder, SearchIndex, SearchMode
+from tocsearch.index import (
+    Embedder,
+    IndexSeeder,
+    SearchIndex,
+    SearchMode,
+    reciprocal_rank_fusion,
+)
 from tocsearch.storage.protocol import Storage
 
 __all__ = [
     "SEARCH_LIMIT",
+    "FusedTurnsRetriever",
     "IndexSearchRetriever",
     "TeleportedNavigator",
     "onnx_embedder",
@@ -80,6 +91,20 @@ def shared_index(conversation: Conversation, embedder: Embedder | None) -> Searc
     return _SHARED[key]
 
 
+class _TurnLookup:
+    """A stored event as a turn, each read once (questions of a conversation share turns)."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self._turns: dict[str, Turn | None] = {}
+
+    def __call__(self, event_id: str) -> Turn | None:
+        if event_id not in self._turns:
+            event = self._storage.find_event(event_id)
+            self._turns[event_id] = None if event is None else turn_of(event)
+        return self._turns[event_id]
+
+
 class IndexSearchRetriever:
     """``SearchIndex.search`` in one mode; each hit returns its matched events, best first."""
 
@@ -87,13 +112,7 @@ class IndexSearchRetriever:
         self.name = name
         self._index = index
         self._mode = mode
-        self._turns: dict[str, Turn | None] = {}
-
-    def _turn(self, storage: Storage, event_id: str) -> Turn | None:
-        if event_id not in self._turns:
-            event = storage.find_event(event_id)
-            self._turns[event_id] = None if event is None else turn_of(event)
-        return self._turns[event_id]
+        self._turn = _TurnLookup(index.storage)
 
     def retrieve(self, question: str) -> list[RankedItem]:
         """The hits of ``search``, best first, as runs of the events that matched."""
@@ -104,11 +123,39 @@ class IndexSearchRetriever:
                 f"{self.name}: search ran in mode {outcome.mode_used.value}, not "
                 f"{self._mode.value}: {outcome.note}"
             )
-        storage = self._index.storage
         items: list[RankedItem] = []
         for hit in outcome.hits:
-            turns = tuple(turn for turn in (self._turn(storage, e) for e in hit.event_ids) if turn)
+            turns = tuple(turn for turn in map(self._turn, hit.event_ids) if turn is not None)
             items.append(RankedItem(hit.segment_id, turns))
+        return items
+
+    def close(self) -> None:
+        """The index is shared between methods (see :func:`shared_index`): kept open."""
+
+
+class FusedTurnsRetriever:
+    """FTS5 and vector event rankings, each over-fetched as ``search`` does, fused by RRF; one
+    turn per item, best first."""
+
+    def __init__(self, index: SearchIndex, *, name: str) -> None:
+        if index.embedder is None:
+            raise InvalidArgument(f"{name} needs an index with an embedder")
+        self.name = name
+        self._index = index
+        self._turn = _TurnLookup(index.storage)
+
+    def retrieve(self, question: str) -> list[RankedItem]:
+        """The fused turns, best first."""
+        fetch = 2 * SEARCH_LIMIT
+        fused = reciprocal_rank_fusion(
+            self._index.fts_events(question, limit=fetch),
+            self._index.nearest_events(question, limit=fetch),
+        )
+        items: list[RankedItem] = []
+        for event_id, _ in fused:
+            turn = self._turn(event_id)
+            if turn is not None:
+                items.append(RankedItem(event_id, (turn,)))
         return items
 
     def close(self) -> None:

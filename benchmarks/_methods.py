@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 
 from benchmarks._baselines import FlatSegmentScan, TurnBm25
 from benchmarks._indexed import (
+    FusedTurnsRetriever,
     IndexSearchRetriever,
     TeleportedNavigator,
     onnx_embedder,
@@ -165,6 +166,16 @@ register(
         make=_search(SearchMode.HYBRID, vectors=True),
         budgeted=False,
         description=f"SearchIndex.search mode=hybrid: FTS5 + vectors by RRF, {_MODEL}",
+    )
+)
+register(
+    Method(
+        "index-hybrid-turns",
+        make=lambda conversation, _: FusedTurnsRetriever(
+            shared_index(conversation, onnx_embedder()), name="index-hybrid-turns"
+        ),
+        budgeted=False,
+        description=f"FTS5 and vector event rankings fused by RRF, one turn per item, {_MODEL}",
     )
 )
 register(

@@ -240,6 +240,7 @@ def test_end_to_end_json_report(capsys: pytest.CaptureFixture[str]) -> None:
         "index-fts",
         "index-vec",
         "index-hybrid",
+        "index-hybrid-turns",
         "navigator-teleport-fts",
         "navigator-teleport-hybrid",
     }

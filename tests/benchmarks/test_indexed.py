@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from benchmarks._indexed import (
+    FusedTurnsRetriever,
     IndexSearchRetriever,
     TeleportedNavigator,
     onnx_embedder,
@@ -89,3 +90,10 @@ def test_onnx_embedder_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr("tocsearch.index._onnx.installed_onnx_model", lambda: None)
     with pytest.raises(InvalidArgument, match=r"pip install -e '\.\[eval\]'"):
         onnx_embedder()
+
+
+def test_fused_turns_need_an_index_with_vectors() -> None:
+    """index-hybrid-turns over a full-text-only index is refused when the method is made,
+    before any question could be scored without vectors."""
+    with pytest.raises(InvalidArgument, match="index-hybrid-turns needs an index with an embedder"):
+        FusedTurnsRetriever(shared_index(tiny_conversation(), None), name="index-hybrid-turns")

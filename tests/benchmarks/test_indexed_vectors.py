@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from benchmarks._indexed import (
+    FusedTurnsRetriever,
     IndexSearchRetriever,
     TeleportedNavigator,
     onnx_embedder,
@@ -83,3 +84,18 @@ def test_teleported_navigator_stops_when_its_vectors_fail() -> None:
     model.broken = True
     with pytest.raises(RuntimeError, match=r"FTS5\+vector seeder failed: .*model server gone"):
         retriever.retrieve("Biscuit sneakers")
+
+
+def test_fused_turns_rank_single_turns_from_both_lists() -> None:
+    """index-hybrid-turns returns one turn per item: the turn both lists put first leads, a
+    turn only the vectors found follows, and no turn comes twice."""
+    _onnx_installed()
+    index = shared_index(tiny_conversation(), onnx_embedder())
+    retriever = FusedTurnsRetriever(index, name="index-hybrid-turns")
+    ranked = retriever.retrieve("Biscuit sneakers")
+    assert all(len(item.turns) == 1 for item in ranked)
+    found = dia_ids(ranked)
+    assert found[:2] == ["D2:2", "D1:1"]
+    assert len(found) == len(set(found)) == 6
+    assert [item.label for item in ranked[:1]] == index.fts_events("Biscuit sneakers", limit=1)
+    assert dia_ids(retriever.retrieve("Who plays a string instrument?"))[0] == "D2:1"

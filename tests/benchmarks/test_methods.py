@@ -53,7 +53,7 @@ def test_method_names_must_be_one_word(name: str) -> None:
 
 def test_the_index_backed_methods_are_registered_with_their_budgets() -> None:
     """fts, vec and hybrid search rank once; the teleported navigators are given each budget."""
-    for name in ("index-fts", "index-vec", "index-hybrid"):
+    for name in ("index-fts", "index-vec", "index-hybrid", "index-hybrid-turns"):
         assert not METHODS[name].budgeted
     for name in ("navigator-teleport-fts", "navigator-teleport-hybrid"):
         assert METHODS[name].budgeted
