@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import attrs
+
 from tocsearch import _render, ids
 from tocsearch.models import Event, EventRole, EventType
 from tocsearch.service import ExpandEventResponse
@@ -53,3 +55,12 @@ def test_times_show_on_the_readers_clock() -> None:
     assert "2026-07-01 03:30" in _render.event_context(response)
     shown = _render.event_context(response, zone=timezone(timedelta(hours=-7)))
     assert "2026-06-30 20:30" in shown
+
+
+def test_the_resume_command_quotes_what_the_shell_would_read() -> None:
+    """A session id or directory the shell would split or run is quoted; a source other than
+    Claude Code has no resume command."""
+    hostile = attrs.evolve(_event(0, "hi"), session_id="a;rm -rf ~")
+    assert _render.resume_command(hostile) == "cd '/home/dev/my shop' && claude -r 'a;rm -rf ~'"
+    assert _render.resume_command(attrs.evolve(hostile, metadata={})) == "claude -r 'a;rm -rf ~'"
+    assert _render.resume_command(attrs.evolve(hostile, agent="chatgpt")) == ""

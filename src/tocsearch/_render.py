@@ -30,6 +30,7 @@ __all__ = [
     "node",
     "node_list",
     "node_matches",
+    "resume_command",
     "search_results",
 ]
 
@@ -64,9 +65,15 @@ def node_matches(response: SearchNodeResponse) -> str:
     return f"{response.node_id} ({response.level.value})\n{_table(rows)}{more}"
 
 
-def search_results(response: SearchChildrenResponse, *, zone: tzinfo = timezone.utc) -> str:
+def search_results(
+    response: SearchChildrenResponse,
+    *,
+    zone: tzinfo = timezone.utc,
+    resume: Mapping[str, str] | None = None,
+) -> str:
     """Each result with its score, local start and title, then its id and conversation (project
-    and session, for a segment) and its best matches."""
+    and session, for a segment), the command that resumes it (``resume``, by node id, for a
+    Claude Code session) and its best matches."""
     if not response.results:
         return "No matching nodes."
     blocks = []
@@ -79,6 +86,9 @@ def search_results(response: SearchChildrenResponse, *, zone: tzinfo = timezone.
         if result.session_id:
             place.append(f"session {result.session_id}")
         lines.append("      " + "  ".join(place))
+        command = (resume or {}).get(result.node_id)
+        if command:
+            lines.append(f"      resume: {command}")
         for match in result.matches[:3]:
             grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
             lines.append(f"      {match.field.value:<8}  {clip(match.text, 70)}{grips}")
@@ -123,11 +133,20 @@ def conversation_header(event: Event) -> list[str]:
     if metadata.get("agent_id"):
         parts.append(f"subagent {metadata['agent_id']}")
     lines = ["  ".join(parts)]
-    if event.agent == "claude-code":
-        resume = f"claude -r {event.session_id}"
-        cwd = metadata.get("cwd")
-        lines.append(f"resume: cd {shlex.quote(cwd)} && {resume}" if cwd else f"resume: {resume}")
+    resume = resume_command(event)
+    if resume:
+        lines.append(f"resume: {resume}")
     return lines
+
+
+def resume_command(event: Event) -> str:
+    """The shell command that resumes the Claude Code session an event was said in (from its
+    working directory when the transcript recorded one), or empty for other sources."""
+    if event.agent != "claude-code":
+        return ""
+    resume = f"claude -r {shlex.quote(event.session_id)}"
+    cwd = event.metadata.get("cwd")
+    return f"cd {shlex.quote(cwd)} && {resume}" if cwd else resume
 
 
 def expansion(

@@ -68,3 +68,31 @@ def test_periods_show_no_conversation(store: Path) -> None:
     assert "session " not in out
     results = json.loads(_search(store, "--level", "day", "--limit", "3", "--json"))["results"]
     assert all((result["project"], result["session_id"]) == ("", "") for result in results)
+
+
+FIXTURES = Path(__file__).parent.parent / "importers" / "fixtures"
+
+
+def test_a_claude_code_segment_says_how_to_resume_it(tmp_path: Path) -> None:
+    """A segment of a Claude Code session shows the command that resumes it, from its working
+    directory; a segment from another source shows none."""
+    store = tmp_path / "store"
+    status, _, err = run("ingest", str(FIXTURES / "claude_code"), "--store", str(store))
+    assert status == 0, err
+    status, _, err = run("ingest", str(FIXTURES / "events.jsonl"), "--store", str(store))
+    assert status == 0, err
+    results = json.loads(_search(store, "--limit", "50", "--json"))["results"]
+    sessions = {result["session_id"] for result in results}
+    assert "5b1c2d3e-0001" in sessions
+    assert "auth-1" in sessions
+    lines = _search(store, "--limit", "50", "--tz", "UTC").splitlines()
+    for result in results:
+        where = f"{result['node_id']}  project {result['project']}  session {result['session_id']}"
+        at = next(i for i, line in enumerate(lines) if line.strip() == where)
+        if result["session_id"].startswith("5b1c2d3e"):
+            assert result["project"] == "/home/dev/auth-service"
+            assert lines[at + 1].strip() == (
+                f"resume: cd /home/dev/auth-service && claude -r {result['session_id']}"
+            )
+        else:
+            assert not lines[at + 1].strip().startswith("resume:")

@@ -28,7 +28,7 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.requests import NavigateRequest, SearchChildrenRequest, SearchNodeRequest
 from tocsearch.search import SearchField
-from tocsearch.service import MemoryService
+from tocsearch.service import MemoryService, SearchChildrenResponse
 from tocsearch.storage import InMemoryStorage
 from tocsearch.storage.protocol import Storage
 
@@ -189,8 +189,28 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         response = service.search_children(request)
         clock = asker_zone(args)
-        emit(args, out, to_dict(response), lambda: _render.search_results(response, zone=clock))
+        emit(
+            args,
+            out,
+            to_dict(response),
+            lambda: _render.search_results(
+                response, zone=clock, resume=_resume_commands(storage, response)
+            ),
+        )
     return 0
+
+
+def _resume_commands(storage: Storage, response: SearchChildrenResponse) -> dict[str, str]:
+    """The command that resumes each segment's Claude Code session, by segment id, read from
+    its first event (one segment is one conversation)."""
+    commands: dict[str, str] = {}
+    for result in response.results:
+        node = storage.find_node(result.node_id) if result.session_id else None
+        first = storage.find_event(node.event_ids[0]) if node and node.event_ids else None
+        command = _render.resume_command(first) if first is not None else ""
+        if command:
+            commands[result.node_id] = command
+    return commands
 
 
 def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now: datetime) -> int:
