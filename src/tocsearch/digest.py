@@ -29,7 +29,7 @@ import binascii
 import functools
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from tocsearch.errors import InvalidArgument
 
@@ -234,8 +234,9 @@ class TermDigest:
         return cls.from_positions(text_positions(texts), sized=True)
 
     @classmethod
-    def from_positions(cls, positions: set[int], *, sized: bool = False) -> TermDigest:
-        """The digest setting the full-size bit ``positions`` (from :func:`text_positions`):
+    def from_positions(cls, positions: Collection[int], *, sized: bool = False) -> TermDigest:
+        """The digest setting the full-size bit ``positions`` (distinct, as from
+        :func:`text_positions`):
         full size, or with ``sized`` the size :meth:`sized_for` gives the same texts.
 
         >>> texts = ["Rotated the Postgres credentials"]

@@ -6,14 +6,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 import attrs
+import pytest
 from tests._support.synthetic import history
 
 from tocsearch import ids
 from tocsearch.digest import TermDigest
-from tocsearch.ingest import TocBuilder
-from tocsearch.ingest._digests import union_digest
+from tocsearch.ingest import TocBuilder, _digests
+from tocsearch.ingest._digests import SegmentPositions, segment_positions, union_digest
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event
+from tocsearch.models import Event, TocNode
 from tocsearch.storage import InMemoryStorage
 
 
@@ -130,3 +131,51 @@ def test_a_parent_of_a_child_without_a_digest_has_none() -> None:
     broken = [attrs.evolve(days[0], digest="not a digest"), *days[1:]]
     assert union_digest(broken) == ""
     assert union_digest([]) == ""
+
+
+def test_a_day_rebuilt_for_new_events_rereads_only_its_new_segments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ingesting the second half of a day reads the text of the segments that are new or
+    changed, not again that of the segments the first half built."""
+    made = history(400)
+    events = [event for event in made if event.timestamp.date() == made[0].timestamp.date()]
+    half = len(events) // 2
+    storage = InMemoryStorage()
+    builder = TocBuilder(storage)
+    builder.ingest(events[:half])
+    first = {node.node_id: node for node in storage.get_nodes_by_level(TocLevel.SEGMENT)}
+    read: list[tuple[str, ...]] = []
+    real = _digests.segment_positions
+
+    def counting(found: list[Event], segment: TocNode) -> set[int]:
+        read.append(tuple(event.event_id for event in found))
+        return real(found, segment)
+
+    monkeypatch.setattr(_digests, "segment_positions", counting)
+    builder.ingest(events[half:])
+    kept = [
+        node
+        for node in storage.get_nodes_by_level(TocLevel.SEGMENT)
+        if first.get(node.node_id) == node
+    ]
+    assert len(first) >= 2
+    assert kept
+    assert len(read) == len(storage.get_nodes_by_level(TocLevel.SEGMENT)) - len(kept)
+    assert not {node.event_ids for node in kept} & set(read)
+
+
+@pytest.mark.parametrize("capacity", [0, 1, 1024])
+def test_remembered_positions_are_the_positions_at_any_capacity(capacity: int) -> None:
+    """However many segments are remembered, each answer is the segment's positions."""
+    storage = InMemoryStorage()
+    events = history(300)
+    TocBuilder(storage).ingest(events)
+    by_id = {event.event_id: event for event in events}
+    remembered = SegmentPositions(capacity)
+    for _ in range(2):
+        for segment in storage.get_nodes_by_level(TocLevel.SEGMENT):
+            owned = [by_id[event_id] for event_id in segment.event_ids]
+            expected = segment_positions(owned, segment)
+            assert set(remembered.of(owned, segment)) == expected
+            assert len(remembered.of(owned, segment)) == len(expected)

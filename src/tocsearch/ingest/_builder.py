@@ -15,7 +15,7 @@ day and its ancestors, which repairs the tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import date, datetime, timedelta, timezone
 
 import attrs
@@ -24,7 +24,7 @@ from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.ingest._digests import DayDigests, Unions, segment_positions
+from tocsearch.ingest._digests import DayDigests, SegmentPositions, Unions
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
@@ -84,7 +84,7 @@ class _Run:
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
     grips: dict[str, Grip] = attrs.field(factory=dict)
     # Digest bit positions of the segments built on the current day, by node id.
-    positions: dict[str, set[int]] = attrs.field(factory=dict)
+    positions: dict[str, Collection[int]] = attrs.field(factory=dict)
     segment_writes: list[TocNode] = attrs.field(factory=list)
     dropped_nodes: list[str] = attrs.field(factory=list)
     dropped_grips: dict[str, None] = attrs.field(factory=dict)
@@ -131,7 +131,8 @@ class TocBuilder:
         )
         self.config = config if config is not None else BuildConfig()
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
-        # Digests of days and parents already worked out in this process (bounded).
+        # Digests of segments, days and parents already worked out in this process (bounded).
+        self._segment_positions = SegmentPositions()
         self._day_digests = DayDigests()
         self._unions = Unions()
 
@@ -267,11 +268,12 @@ class TocBuilder:
                 nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
             run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
             built = run.positions
+            remembered = self._segment_positions.of
 
-            def positions() -> list[set[int]]:
+            def positions() -> list[Collection[int]]:
                 # The plans own the day's events between them: their union is the day's.
                 return [
-                    built.get(node.node_id) or segment_positions(plan.events, node)
+                    built.get(node.node_id) or remembered(plan.events, node)
                     for plan, node in zip(plans, nodes, strict=True)
                 ]
 
@@ -307,11 +309,11 @@ class TocBuilder:
                 run.segments_changed += 1
         return node
 
-    @staticmethod
-    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
+    def _with_digest(self, node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
         """``node`` with the digest of its events and texts; the bit positions are kept for
-        the day's digest."""
-        positions = run.positions[node.node_id] = segment_positions(plan.events, node)
+        the day's digest, and remembered for the next time the day is rebuilt."""
+        positions = self._segment_positions.of(plan.events, node)
+        run.positions[node.node_id] = positions
         return attrs.evolve(node, digest=TermDigest.from_positions(positions, sized=True).to_text())
 
     @staticmethod

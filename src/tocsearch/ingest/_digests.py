@@ -11,8 +11,9 @@ search.
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
@@ -20,6 +21,7 @@ from tocsearch.models import Event, TocNode
 
 __all__ = [
     "DayDigests",
+    "SegmentPositions",
     "Unions",
     "day_digest",
     "segment_positions",
@@ -27,6 +29,9 @@ __all__ = [
 ]
 
 _CACHED_DAYS = 4096
+# A day rebuilt for new events reads its other segments' positions from here; a few thousand
+# positions a segment at four bytes each keep this to about ten megabytes.
+_CACHED_SEGMENTS = 1024
 # The event metadata naming who said an event: the navigator matches a term naming a speaker
 # against it, so digests hold it too.
 _SPEAKER = "speaker"
@@ -47,6 +52,34 @@ def segment_positions(events: Iterable[Event], segment: TocNode) -> set[int]:
     (``TermDigest.from_positions(positions, sized=True)``) they are the segment's digest, and
     joined with the other segments' of its day, the day's."""
     return text_positions([*_event_texts(events), *segment.searchable_texts])
+
+
+class SegmentPositions:
+    """:func:`segment_positions` remembered by what they are made of: the segment's event ids
+    (an event id always names the same event) and its texts. A day rebuilt for a few new
+    events then reads only its new and changed segments for the day's digest, not all its
+    text again. Bounded: the least recently used segment goes first; positions are kept as
+    arrays of four-byte integers, a tenth of what a set of them holds.
+    """
+
+    def __init__(self, capacity: int = _CACHED_SEGMENTS) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[object, ...], array[int]] = OrderedDict()
+
+    def of(self, events: Sequence[Event], segment: TocNode) -> Collection[int]:
+        """:func:`segment_positions` of ``events`` and ``segment`` (remembered or worked out
+        and remembered)."""
+        key = (tuple(event.event_id for event in events), segment.searchable_texts)
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+            return found
+        positions = segment_positions(events, segment)
+        while len(self._entries) >= self.capacity > 0:
+            self._entries.popitem(last=False)
+        if self.capacity:
+            self._entries[key] = array("I", positions)
+        return positions
 
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
@@ -70,7 +103,7 @@ class DayDigests:
         self,
         events: Sequence[Event],
         segments: Sequence[TocNode],
-        positions: Callable[[], Iterable[set[int]]] | None = None,
+        positions: Callable[[], Iterable[Collection[int]]] | None = None,
     ) -> str:
         """:func:`day_digest` of ``events`` and ``segments``.
 
@@ -92,7 +125,7 @@ class DayDigests:
         else:
             union: set[int] = set()
             for part in positions():
-                union |= part
+                union.update(part)
             text = TermDigest.from_positions(union).to_text()
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
