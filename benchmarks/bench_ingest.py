@@ -3,6 +3,10 @@
 Run: ``python benchmarks/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
 per second for a one-batch build, for the same history ingested in 100-event batches, for one
 late event into the full store, and for re-ingesting everything (all duplicates).
+
+``--one-batch`` runs only the one-batch build and ``--generate-only`` only makes the events:
+under ``PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no`` the difference of the two
+is the instruction count of a build, which a busy machine does not change.
 Not a test: nothing here asserts a time.
 """
 
@@ -24,8 +28,11 @@ from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
 
-def _measure(count: int) -> None:
+def _measure(count: int, steps: str) -> None:
     events = history(count)
+    if steps == "generate-only":
+        print(f"{count:>7} events made")
+        return
     storage = InMemoryStorage()
     builder = TocBuilder(storage)
     began = time.perf_counter()
@@ -35,6 +42,8 @@ def _measure(count: int) -> None:
         f"{count:>7} events, one batch : {one_batch:6.2f} s  {count / one_batch:9.0f} events/s  "
         f"({storage.count_nodes()} nodes, {report.segments_created} segments)"
     )
+    if steps == "one-batch":
+        return
 
     batched = TocBuilder(InMemoryStorage())
     began = time.perf_counter()
@@ -67,8 +76,16 @@ def _measure(count: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    for count in [int(arg) for arg in argv] or [10_000, 100_000]:
-        _measure(count)
+    flags = [arg for arg in argv if arg.startswith("--")]
+    unknown = set(flags) - {"--one-batch", "--generate-only"}
+    if unknown or len(flags) > 1:
+        sys.exit(
+            f"usage: bench_ingest.py [--one-batch | --generate-only] [events ...]; got {flags}"
+        )
+    steps = flags[0][2:] if flags else "all"
+    counts = [int(arg) for arg in argv if not arg.startswith("--")]
+    for count in counts or [10_000, 100_000]:
+        _measure(count, steps)
 
 
 if __name__ == "__main__":
