@@ -20,7 +20,7 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.index import IndexingStorage
 from tocsearch.index._sidecar import existing_index
 from tocsearch.ingest import BuildConfig, TocBuilder
-from tocsearch.models import Event
+from tocsearch.models import Event, event_project
 from tocsearch.privacy._ignore import load_ignore_list, save_ignore_list
 from tocsearch.privacy._pending import (
     PendingWork,
@@ -56,7 +56,8 @@ class ForgetReport:
         dry_run: nothing was changed.
         events: events removed.
         sessions: the sessions they were said in.
-        projects: the projects they were recorded in (where the source names one).
+        projects: where they were said (:func:`~tocsearch.models.event_project`), where the
+            source recorded it.
         first: the earliest removed event's time, or None.
         last: the latest removed event's time, or None.
         days_rebuilt: days whose tree was rebuilt from the events that remain.
@@ -180,7 +181,7 @@ def forget_events(
         dry_run=request.dry_run,
         events=len(events),
         sessions=tuple(sorted({event.session_id for event in events})),
-        projects=tuple(sorted({p for e in events if (p := e.metadata.get("project", ""))})),
+        projects=tuple(sorted({place for e in events if (place := event_project(e))})),
         first=events[0].timestamp if events else None,
         last=events[-1].timestamp if events else None,
     )
