@@ -231,11 +231,16 @@ def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("zone", "start"),
-    [("UTC", "2026-04-09T00:00:00+00:00"), ("UTC-8", "2026-04-08T08:00:00+00:00")],
+    [
+        ("UTC", "2026-04-09T00:00:00+00:00"),
+        ("UTC-8", "2026-04-08T08:00:00+00:00"),
+        ("-08:00", "2026-04-08T08:00:00+00:00"),
+    ],
 )
 def test_yesterday_is_the_askers_yesterday(zone: str, start: str) -> None:
     """At 04:00 UTC, --tz UTC-8 (20:00 the evening before) reads "yesterday" as the day before
-    the asker's date, from their midnight."""
+    the asker's date, from their midnight; a west-of-UTC offset may follow --tz as a separate
+    word, dash and all."""
     status, out, _ = run(
         "demo", "yesterday", "--now", "2026-04-10T04:00:00Z", "--tz", zone, "--json"
     )

@@ -30,6 +30,7 @@ __all__ = [
     "node",
     "node_list",
     "node_matches",
+    "place_lines",
     "resume_command",
     "search_results",
 ]
@@ -80,15 +81,8 @@ def search_results(
     for result in response.results:
         when = local_time(result.start_time, zone)
         lines = [f"{result.relevance_score:.2f}  {when}  {clip(result.title, 70)}"]
-        place = [result.node_id]
-        if result.project:
-            place.append(f"project {result.project}")
-        if result.session_id:
-            place.append(f"session {result.session_id}")
-        lines.append("      " + "  ".join(place))
-        command = (resume or {}).get(result.node_id)
-        if command:
-            lines.append(f"      resume: {command}")
+        command = (resume or {}).get(result.node_id, "")
+        lines += place_lines(result.node_id, result.project, result.session_id, command)
         for match in result.matches[:3]:
             grips = f"  [{', '.join(match.grip_ids)}]" if match.grip_ids else ""
             lines.append(f"      {match.field.value:<8}  {clip(match.text, 70)}{grips}")
@@ -97,6 +91,20 @@ def search_results(
         "\n(more nodes matched; raise --limit or --budget to see them)" if response.has_more else ""
     )
     return "\n".join(blocks) + more
+
+
+def place_lines(node_id: str, project: str, session_id: str, resume: str) -> list[str]:
+    """Where a result was said, indented under its heading: its id with its project and
+    session (when known), then the command that resumes it (when there is one)."""
+    place = [node_id]
+    if project:
+        place.append(f"project {project}")
+    if session_id:
+        place.append(f"session {session_id}")
+    lines = ["      " + "  ".join(place)]
+    if resume:
+        lines.append(f"      resume: {resume}")
+    return lines
 
 
 def navigation(result: NavigationResult, *, verbose: bool) -> str:

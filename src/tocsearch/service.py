@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from tocsearch._checks import in_utc
+from tocsearch._conversation import opening_event
 from tocsearch._neighbours import conversation_events, conversation_neighbours
 from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
@@ -210,7 +211,7 @@ class MemoryService:
         ranked: SearchChildrenResult = rank_nodes(
             children, request.query, fields=request.fields, limit=request.limit
         )
-        ranked = attrs.evolve(ranked, results=_said_in(ranked.results, children, self.storage))
+        ranked = attrs.evolve(ranked, results=_said_in(ranked.results, self.storage))
 
         def build(kept: Sequence[SearchNodeResult], has_more: bool) -> SearchChildrenResponse:
             return SearchChildrenResponse(tuple(kept), has_more)
@@ -410,16 +411,11 @@ def _in_scope(node: TocNode, scope: Scope, storage: Storage) -> bool:
     return any(_in_scope(child, scope, storage) for child in storage.get_child_nodes(node.node_id))
 
 
-def _said_in(
-    results: Sequence[SearchNodeResult], nodes: Sequence[TocNode], storage: Storage
-) -> tuple[SearchNodeResult, ...]:
-    """``results`` with each segment's conversation (project and session) named, read from its
-    first event: a segment is one conversation."""
-    first_event = {node.node_id: node.event_ids[0] for node in nodes if node.event_ids}
+def _said_in(results: Sequence[SearchNodeResult], storage: Storage) -> tuple[SearchNodeResult, ...]:
+    """``results`` with each segment's conversation (project and session) named."""
     named: list[SearchNodeResult] = []
     for result in results:
-        event_id = first_event.get(result.node_id) if result.level is TocLevel.SEGMENT else None
-        event = storage.find_event(event_id) if event_id else None
+        event = opening_event(storage, result.node_id) if result.level is TocLevel.SEGMENT else None
         if event is not None:
             result = attrs.evolve(result, project=event_project(event), session_id=event.session_id)
         named.append(result)

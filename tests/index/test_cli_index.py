@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -87,3 +89,26 @@ def test_navigate_teleports_when_the_store_has_an_index(store: Path) -> None:
     assert status == 0, err
     steps = json.loads(out)["steps"]
     assert steps[0]["phase"] == "teleport"
+
+
+def test_find_shows_local_start_and_conversation(store: Path) -> None:
+    """find's text shows each hit's start on the --tz clock, its segment with the project and
+    session it holds, and how to resume the Claude Code session."""
+    common = ("find", "refresh token rotation", "--store", str(store), "--mode", "fts")
+    status, out, err = run(*common, "--limit", "3", "--json")
+    assert status == 0, err
+    hits = json.loads(out)["hits"]
+    assert hits
+    status, text, err = run(*common, "--limit", "3", "--tz", "America/Los_Angeles")
+    assert status == 0, err
+    lines = text.splitlines()
+    zone = ZoneInfo("America/Los_Angeles")
+    for hit in hits:
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith(hit["segment_id"]))
+        start = datetime.fromisoformat(hit["start_time"]).astimezone(zone)
+        assert lines[at - 1].split("  ")[1].startswith(f"{start:%Y-%m-%d %H:%M} P")
+        segment, project, session = lines[at].strip().split("  ")
+        assert segment == hit["segment_id"]
+        assert project.startswith("project ")
+        assert session.startswith("session ")
+        assert lines[at + 1].strip() == f"resume: claude -r {session.removeprefix('session ')}"

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import argparse
+from datetime import tzinfo
 from typing import TextIO
 
+from tocsearch import _render
+from tocsearch._clock import local_time
+from tocsearch._conversation import opening_event
 from tocsearch.cli._common import (
     CommandError,
     Commands,
     SharedOptions,
+    asker_zone,
     emit,
     moment,
     open_store,
     positive,
+    zone,
 )
 from tocsearch.converter import to_dict
 from tocsearch.index import SearchIndex, SearchMode, SearchOutcome, relevant_context
 from tocsearch.index._choice import EMBEDDER_CHOICES, embedder_named
 from tocsearch.index._context import DEFAULT_CONTEXT_BUDGET
+from tocsearch.models import event_project
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import clip
 
@@ -68,6 +75,9 @@ def register(commands: Commands, shared: SharedOptions) -> None:
     find.add_argument("--min-score", type=_score, default=0.0, help="drop hits scoring less")
     find.add_argument("--since", type=moment, help="only hits at or after this moment")
     find.add_argument("--until", type=moment, help="only hits before this moment")
+    find.add_argument(
+        "--tz", type=zone, help="show times in this zone (default: the system's zone)"
+    )
     _embedder_option(find)
     find.set_defaults(run=_find)
 
@@ -123,15 +133,24 @@ def _index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _render_outcome(outcome: SearchOutcome) -> str:
+def _render_outcome(outcome: SearchOutcome, storage: Storage, zone: tzinfo) -> str:
+    """Each hit with its score, its start on the ``zone`` clock and its title, then its segment
+    with the conversation it holds, and the matched text."""
     lines = [f"{len(outcome.hits)} hits ({outcome.mode_used.value})"]
     if outcome.note:
         lines[0] += f": {outcome.note}"
     for hit in outcome.hits:
-        lines.append(
-            f"{hit.score:.2f}  {hit.start_time:%Y-%m-%d %H:%M}  {clip(hit.title, 60)}  "
-            f"{hit.segment_id}"
-        )
+        lines.append(f"{hit.score:.2f}  {local_time(hit.start_time, zone)}  {clip(hit.title, 60)}")
+        first = opening_event(storage, hit.segment_id)
+        if first is None:
+            lines += _render.place_lines(hit.segment_id, "", "", "")
+        else:
+            lines += _render.place_lines(
+                hit.segment_id,
+                event_project(first),
+                first.session_id,
+                _render.resume_command(first),
+            )
         lines.append(f"      {clip(hit.text, 200)}")
     return "\n".join(lines)
 
@@ -146,7 +165,8 @@ def _find(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             start=args.since,
             end=args.until,
         )
-        emit(args, out, outcome.to_dict(), lambda: _render_outcome(outcome))
+        clock = asker_zone(args)
+        emit(args, out, outcome.to_dict(), lambda: _render_outcome(outcome, storage, clock))
     return 0
 
 

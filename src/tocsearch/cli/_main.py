@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout
@@ -47,6 +48,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_OFFSET_VALUE = re.compile(r"^-\d")
+
+
+def _offsets_attached(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--tz -08:00`` written ``--tz=-08:00``: argparse takes a value that
+    starts with a dash for an option, and a west-of-UTC offset is a value users write so.
+
+    >>> _offsets_attached(["demo", "--tz", "-08:00", "--json"])
+    ['demo', '--tz=-08:00', '--json']
+    """
+    attached: list[str] = []
+    waiting = False
+    for arg in argv:
+        if waiting and _OFFSET_VALUE.match(arg):
+            attached[-1] = f"--tz={arg}"
+        else:
+            attached.append(arg)
+        waiting = arg == "--tz"
+    return attached
+
+
 def main(
     argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
@@ -57,7 +79,7 @@ def main(
     try:
         # argparse prints usage and help to the process streams; send them where main() was told.
         with redirect_stdout(out), redirect_stderr(err):
-            args = parser.parse_args(argv)
+            args = parser.parse_args(_offsets_attached(sys.argv[1:] if argv is None else argv))
             # A check across options argparse cannot state (a command sets it) is a usage error.
             validate = getattr(args, "validate", None)
             if validate is not None:

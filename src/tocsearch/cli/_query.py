@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from tocsearch import _render
 from tocsearch._arguments import field_default
+from tocsearch._conversation import opening_event
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
@@ -201,12 +202,10 @@ def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _resume_commands(storage: Storage, response: SearchChildrenResponse) -> dict[str, str]:
-    """The command that resumes each segment's Claude Code session, by segment id, read from
-    its first event (one segment is one conversation)."""
+    """The command that resumes each segment's Claude Code session, by segment id."""
     commands: dict[str, str] = {}
     for result in response.results:
-        node = storage.find_node(result.node_id) if result.session_id else None
-        first = storage.find_event(node.event_ids[0]) if node and node.event_ids else None
+        first = opening_event(storage, result.node_id) if result.session_id else None
         command = _render.resume_command(first) if first is not None else ""
         if command:
             commands[result.node_id] = command

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from tocsearch._conversation import opening_event
 from tocsearch.models import TocNode, event_project
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._events import EventHit
@@ -64,8 +65,7 @@ class _Grips:
 
 
 class _Conversations:
-    """The conversation (project and session) of each segment, read once per navigation from
-    its first event: one segment is one conversation."""
+    """The conversation (project and session) of each segment, read once per navigation."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
@@ -73,8 +73,7 @@ class _Conversations:
 
     def of(self, segment_id: str) -> tuple[str, str]:
         if segment_id not in self.known:
-            node = self.storage.find_node(segment_id)
-            first = self.storage.find_event(node.event_ids[0]) if node and node.event_ids else None
+            first = opening_event(self.storage, segment_id)
             self.known[segment_id] = (
                 ("", "") if first is None else (event_project(first), first.session_id)
             )
