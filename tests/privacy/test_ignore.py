@@ -199,3 +199,83 @@ def test_a_forgotten_session_stays_out_of_later_syncs(tmp_path: Path) -> None:
         assert reader.get_session_events("s1") == []
         texts = [event.text for event in reader.get_events()]
     assert texts == ["the build is green", "release tagged"]
+
+
+_lists = st.builds(
+    IgnoreList,
+    sessions=st.frozensets(st.sampled_from(["s1", "s2", "s3"])),
+    projects=st.frozensets(st.sampled_from(["/w/a", "/w/b"])),
+    event_ids=st.frozensets(st.sampled_from(["evt:1:a", "evt:2:b"])),
+    ranges=st.lists(st.sampled_from([(T0, T0 + timedelta(hours=1)), (T0, T0 + timedelta(days=1))])),
+)
+
+
+@given(first=_lists, second=_lists)
+def test_union_and_difference_behave_as_sets(first: IgnoreList, second: IgnoreList) -> None:
+    """The union refuses what either list refuses; taking a list off its union with another
+    leaves exactly what the other did not hold."""
+    both = first.union(second)
+    assert first.union(both) == both
+    for event in (_event(0, session="s1"), _event(1, cwd="/w/a/x"), _event(30)):
+        assert both.excludes(event) == (first.excludes(event) or second.excludes(event))
+    rest = both.difference(second)
+    assert not rest.sessions & second.sessions
+    assert not set(rest.ranges) & set(second.ranges)
+    assert rest.union(second) == both
+    assert len(both.entries()) == len(both.sessions | both.projects | both.event_ids) + len(
+        both.ranges
+    )
+
+
+def test_the_ignore_command_lists_adds_and_removes(tmp_path: Path) -> None:
+    """tocsearch ignore adds entries, lists them, and --remove takes them off; removing one
+    that is not there is an error that changes nothing."""
+    store = str(tmp_path / "store")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(_line(1, "hello there", session="keep", cwd=tmp_path))
+    assert run("ingest", str(transcript), "--store", store)[0] == 0
+    status, out, _ = run("ignore", "--store", store)
+    assert (status, "the ignore list is empty" in out) == (0, True)
+    status, out, err = run(
+        "ignore", "--session", "s9", "--since", "2026-01-01", "--until", "2026-01-01",
+        "--tz", "UTC", "--store", store,
+    )  # fmt: skip
+    assert status == 0, err
+    assert "what is already stored stays" in out
+    new_year = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    expected = IgnoreList(sessions={"s9"}, ranges=[(new_year, new_year + timedelta(days=1))])
+    assert load_ignore_list(store) == expected
+    status, out, _ = run("ignore", "--store", store, "--json")
+    assert json.loads(out)["sessions"] == ["s9"]
+    status, _, err = run("ignore", "--remove", "--session", "nope", "--store", store)
+    assert status == 1
+    assert "not on the ignore list, nothing changed: session nope" in err
+    assert load_ignore_list(store) == expected
+    status, out, err = run("ignore", "--remove", "--session", "s9", "--store", store)
+    assert status == 0, err
+    assert "sync --full" in out
+    assert load_ignore_list(store) == attrs.evolve(expected, sessions=frozenset())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--since", "2026-01-01"], "give both"),
+        (["--remove"], "--remove needs the entries"),
+        (["--session", " "], "--session must not be empty"),
+        (["--event", "nope"], "not an event id"),
+        (["--since", "2026-01-05", "--until", "2026-01-01"], "must start before it ends"),
+    ],
+)
+def test_the_ignore_command_refuses_bad_input(
+    tmp_path: Path, argv: list[str], message: str
+) -> None:
+    """Bad options exit 1 with a message, and the list is not written."""
+    store = tmp_path / "store"
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(_line(1, "hello there", session="keep", cwd=tmp_path))
+    assert run("ingest", str(transcript), "--store", str(store))[0] == 0
+    status, _, err = run("ignore", *argv, "--store", str(store))
+    assert status == 1
+    assert message in err
+    assert not (store / IGNORE_LIST_NAME).exists()

@@ -13,6 +13,7 @@ from typing import TextIO
 from tocsearch import __version__
 from tocsearch.cli import (
     _check,
+    _ignore,
     _index,
     _ingest,
     _mcp,
@@ -28,7 +29,18 @@ from tocsearch.errors import StoreCorrupted, TocsearchError
 __all__ = ["build_parser", "main"]
 
 # Each module adds its own commands, so a new command is a new module and one entry here.
-_COMMAND_MODULES = (_ingest, _sync, _query, _tree, _stats, _check, _mcp, _index, _privacy)
+_COMMAND_MODULES = (
+    _ingest,
+    _sync,
+    _query,
+    _tree,
+    _stats,
+    _check,
+    _mcp,
+    _index,
+    _privacy,
+    _ignore,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 
 from tocsearch._checks import in_utc
-from tocsearch.errors import StoreCorrupted
+from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.models import Event
 from tocsearch.privacy._select import ForgetRequest, in_project
 from tocsearch.storage._files import write_atomically
@@ -62,7 +62,14 @@ def _frozen_texts(value: Iterable[str]) -> frozenset[str]:
 
 
 def _ranges(value: Iterable[tuple[datetime, datetime]]) -> tuple[tuple[datetime, datetime], ...]:
-    return tuple(sorted((in_utc(start), in_utc(end)) for start, end in value))
+    spans = {(in_utc(start, "range start"), in_utc(end, "range end")) for start, end in value}
+    for start, end in spans:
+        if start >= end:
+            raise InvalidArgument(
+                f"an ignored range must start before it ends: {start.isoformat()} to "
+                f"{end.isoformat()}"
+            )
+    return tuple(sorted(spans))
 
 
 @attrs.frozen
@@ -105,6 +112,34 @@ class IgnoreList:
                 return attrs.evolve(self, ranges=(*self.ranges, (start, end)))
             return self
         return attrs.evolve(self, event_ids=self.event_ids | set(forgotten))
+
+    def union(self, other: IgnoreList) -> IgnoreList:
+        """What either list refuses."""
+        return IgnoreList(
+            sessions=self.sessions | other.sessions,
+            projects=self.projects | other.projects,
+            event_ids=self.event_ids | other.event_ids,
+            ranges=dict.fromkeys((*self.ranges, *other.ranges)),
+        )
+
+    def difference(self, other: IgnoreList) -> IgnoreList:
+        """This list without the entries of ``other`` (a range goes when ``other`` holds the
+        same range)."""
+        return IgnoreList(
+            sessions=self.sessions - other.sessions,
+            projects=self.projects - other.projects,
+            event_ids=self.event_ids - other.event_ids,
+            ranges=[span for span in self.ranges if span not in other.ranges],
+        )
+
+    def entries(self) -> list[str]:
+        """One line per entry, for people: ``session s1``, ``from 2026-01-01T00:00:00+00:00
+        to ...``."""
+        lines = [f"session {session}" for session in sorted(self.sessions)]
+        lines += [f"project {project}" for project in sorted(self.projects)]
+        lines += [f"event {event_id}" for event_id in sorted(self.event_ids)]
+        lines += [f"from {start.isoformat()} to {end.isoformat()}" for start, end in self.ranges]
+        return lines
 
     def to_json(self) -> str:
         """The list as the JSON document the store keeps."""
