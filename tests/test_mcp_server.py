@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from tests._support.budget import evidence_items
 from tests._support.cli import example_store
+from tocsearch._clock import parse_zone
 from tocsearch.examples import EXAMPLE_END
 from tocsearch.mcp_server import ToolHost
 from tocsearch.requests import ExpandRequest, NavigateRequest, request_schema
@@ -164,3 +166,20 @@ def test_the_sync_tool_reads_new_transcripts_into_the_store(tmp_path: Path) -> N
     answer, failed = _answer(host, "sync", {"paths": 3})
     assert failed
     assert "list of strings" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "start"),
+    [(None, "2026-04-09T00:00:00+00:00"), ("-08:00", "2026-04-08T08:00:00+00:00")],
+)
+def test_yesterday_is_the_askers_yesterday(store: Path, zone: str | None, start: str) -> None:
+    """At 04:00 UTC, a host on UTC-8 (20:00 the evening before) reads "yesterday" from the
+    asker's midnight and names its clock in the answer; a host with no zone reads UTC."""
+    clock = parse_zone(zone) if zone else None
+    at = datetime(2026, 4, 10, 4, tzinfo=timezone.utc)
+    answer, failed = _answer(
+        ToolHost(store, now=at, zone=clock), "navigate", {"query": "yesterday"}
+    )
+    assert not failed, answer
+    assert answer["time_hints"]["ranges"][0]["start"] == start
+    assert answer.get("zone", "UTC") == (zone or "UTC")

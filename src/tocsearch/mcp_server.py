@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,8 @@ class ToolHost:
     Args:
         store: the store directory (any backend; its marker names it).
         now: the moment time hints are read against; None means the current time at each call.
+        zone: the asker's time zone: whose days "yesterday" and "last week" are, and whose
+            clock results show; None means the zone of ``now``, else UTC.
         sync: runs a ``sync`` call, given the store path and the decoded arguments, and returns
             its JSON-ready report; None offers no ``sync`` tool.
     """
@@ -75,10 +77,12 @@ class ToolHost:
         store: str | os.PathLike[str],
         *,
         now: datetime | None = None,
+        zone: tzinfo | None = None,
         sync: Callable[[Path, Mapping[str, Any]], Any] | None = None,
     ) -> None:
         self.store = Path(store)
         self.now = now
+        self.zone = zone
         self._sync = sync
         self._tools: dict[str, Tool] = {tool.name: tool for tool in tools_named(*self.QUERY_TOOLS)}
 
@@ -103,6 +107,12 @@ class ToolHost:
             )
         return hosted
 
+    def _asked_at(self) -> datetime | None:
+        """The moment of a call on the asker's clock (None: the service's current UTC time)."""
+        if self.zone is None:
+            return self.now
+        return (self.now or datetime.now(self.zone)).astimezone(self.zone)
+
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> tuple[str, bool]:
         """Run one call; returns its JSON text and whether it is an error. Never raises."""
         try:
@@ -114,7 +124,7 @@ class ToolHost:
                 known = ", ".join([*self._tools, *(["sync"] if self._sync else [])])
                 return error_answer("UnknownTool", f"unknown tool {name!r}; known: {known}"), True
             with open_store(self.store, readonly=True) as storage:
-                service = MemoryService(storage, now=self.now)
+                service = MemoryService(storage, now=self._asked_at())
                 return _json(tool.call(service, decoded)), False
         except StorageError as error:
             return error_answer(type(error).__name__, _no_store_hint(self.store, error)), True

@@ -11,10 +11,12 @@ from tocsearch.cli._common import (
     CommandError,
     Commands,
     SharedOptions,
+    asker_zone,
     moment,
     open_store,
     store_path,
     whole_number,
+    zone,
 )
 from tocsearch.converter import to_dict
 from tocsearch.mcp_server import ToolHost, serve
@@ -43,6 +45,12 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         help="the HTTP port (default: %(default)s)",
     )
     mcp.add_argument("--now", type=moment, help="read time hints as of this ISO 8601 moment")
+    mcp.add_argument(
+        "--tz",
+        type=zone,
+        help="whose days 'yesterday' and 'last week' are and whose clock answers show: an IANA "
+        "name or an offset such as -08:00 (default: the system's zone)",
+    )
     mcp.set_defaults(run=_mcp)
 
 
@@ -50,7 +58,12 @@ def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = store_path(args)
     if args.port > 65535:
         raise CommandError(f"--port must be at most 65535, got {args.port}")
-    host = ToolHost(store, now=args.now, sync=lambda path, arguments: _sync(args, arguments))
+    host = ToolHost(
+        store,
+        now=args.now,
+        zone=asker_zone(args),
+        sync=lambda path, arguments: _sync(args, arguments),
+    )
     try:
         serve(
             host,
