@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import attrs
 from tests._support.budget import rendered_tokens
 
 from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
@@ -80,3 +81,20 @@ def test_the_reason_stays_whole_when_everything_fits() -> None:
     assert len(result.evidence) == 3
     assert result.reason == EXPLAINED
     assert not result.partial
+
+
+def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
+    """When not every item fits, the items come without matched terms, and those of segments
+    other than the best item's without their title, so that more of them fit."""
+    offered = _offered(12)
+    result = _fitted("", 700, offered)
+    assert 3 < len(result.evidence) < len(offered)
+    best = offered[0].segment_id
+    assert result.evidence[0] == attrs.evolve(offered[0], matched_terms=())
+    assert all(not item.matched_terms for item in result.evidence)
+    assert all(
+        item.segment_title == ("Deploy review" if item.segment_id == best else "")
+        for item in result.evidence
+    )
+    assert {item.segment_id for item in result.evidence} == {item.segment_id for item in offered}
+    assert rendered_tokens(result) <= result.tokens_used <= 700

@@ -10,10 +10,11 @@ with the path). Neither may exceed the budget. Within it:
    caller asked for it);
 3. the evidence, best first: every candidate that fits, lean (without what its ids lead back
    to) when it does not fit whole, an event too long for what is left clipped to fit (and
-   marked so) rather than dropped; when not all fit, the items after the best one without
-   what can be worked out again (matched terms, an event's grips), if that returns more of
-   them. Each item is costed as it is rendered: its segment's heading with a segment's first
-   item, the Markdown's closing line with the first of all;
+   marked so) rather than dropped; when not all fit, the items without what can be worked
+   out again or looked up by id (matched terms, the grips of an event after the best item,
+   the titles of the segments after the best item's), if that returns more of them. Each
+   item is costed as it is rendered: its segment's heading with a segment's first item, the
+   Markdown's closing line with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
 
 The chosen items are returned grouped by segment (:func:`grouped`), as both renderings show
@@ -220,13 +221,18 @@ def grouped(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
 
 
 def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
-    """``offered`` without what can be worked out again, but for the best item, which stays
-    whole: the matched terms (the query's terms in its text), and an event's grips (those of
-    its segment whose range holds it)."""
-    slim: list[Evidence] = list(offered[:1])
+    """``offered`` without what can be worked out again or looked up by id: every item's
+    matched terms (the query's terms in its text), the grips of every event but the best item
+    (those of its segment whose range holds it; the best item keeps them, a grip to expand),
+    and the title of every segment but the best item's."""
+    if not offered:
+        return []
+    best = offered[0].segment_id
+    slim = [attrs.evolve(offered[0], matched_terms=())]
     for item in offered[1:]:
         grips = () if item.kind is EvidenceKind.EVENT else item.grip_ids
-        slim.append(attrs.evolve(item, grip_ids=grips, matched_terms=()))
+        title = item.segment_title if item.segment_id == best else ""
+        slim.append(attrs.evolve(item, segment_title=title, grip_ids=grips, matched_terms=()))
     return slim
 
 
@@ -361,8 +367,8 @@ def _shape(
     used = base + path_cost + reserve
     chosen, used_by = _fill(offered, limit - used, meter)
     if len(chosen) < len(offered):
-        # Not everything fits as it is: items without what their ids lead back to (grips,
-        # matched terms) make room for more of them.
+        # Not everything fits as it is: items without what can be worked out again (matched
+        # terms, grips, titles after the best segment's) make room for more of them.
         slim, slim_used = _fill(_slimmed(offered), limit - used, meter)
         if len(slim) > len(chosen):
             chosen, used_by = slim, slim_used
