@@ -174,6 +174,22 @@ class _Meter:
         self._known[key] = cost
         return cost
 
+    def may_fit(
+        self, forms: Sequence[Evidence], room: _Cost, *, opener: Evidence | None, first: bool
+    ) -> bool:
+        """Whether the smallest version :func:`_fill` may take of one of ``forms`` (an event
+        clipped to the shortest clip) fits ``room``. A measure or two rules out an item no
+        form of which fits (for an estimator that does not shrink as text grows; the final
+        check measures the whole anyway)."""
+        for form in forms:
+            smallest = form
+            if form.kind is EvidenceKind.EVENT and len(form.text) > _SHORTEST_CLIP:
+                text = _prefix(form.text, _SHORTEST_CLIP)
+                smallest = attrs.evolve(form, text=text, clipped=True)
+            if self.item(smallest, opener=opener, first=first).within(room):
+                return True
+        return False
+
 
 def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list[Evidence], _Cost]:
     """The items of ``offered`` that fit in ``room``, best first, and what they cost. An item
@@ -189,8 +205,10 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
             break
         opener = openers.get(item.segment_id)
         first = not chosen
-        taken: tuple[Evidence, _Cost] | None = None
         forms = [item] if _lean(item) == item else [item, _lean(item)]
+        if not meter.may_fit(forms, left, opener=opener, first=first):
+            continue
+        taken: tuple[Evidence, _Cost] | None = None
         for form in forms:
             cost = meter.item(form, opener=opener, first=first)
             if cost.within(left):
@@ -307,7 +325,9 @@ def fit(
                 f"token_budget={budget} is too small for this query: its question, time "
                 f"hints and terms alone take {base} tokens"
             )
-    shaped = _settle(_shape(result, offered, budget, estimator, full_path, note), budget, estimator)
+    # One meter for both shapes below: an item costs the same beside either reason.
+    meter = _Meter(estimator, parse_zone(result.zone))
+    shaped = _settle(_shape(result, offered, budget, meter, full_path, note), budget, estimator)
     if len(shaped.evidence) < len(offered):
         # Not every item fits beside the whole reason: the reason in brief (the limit that
         # stopped the walk, how many items fit) when that returns more of them. The
@@ -317,7 +337,7 @@ def fit(
                 attrs.evolve(brief, tokens_used=result.tokens_used),
                 offered,
                 budget,
-                estimator,
+                meter,
                 full_path,
                 note,
             ),
@@ -333,14 +353,14 @@ def _shape(
     result: NavigationResult,
     offered: Sequence[Evidence],
     budget: int,
-    estimator: TokenEstimator,
+    meter: _Meter,
     full_path: bool,
     note: Callable[[int, int], str],
 ) -> NavigationResult:
+    estimator = meter.estimator
     full = result.steps
     frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
     base = _costs(frame, estimator)
-    meter = _Meter(estimator, parse_zone(result.zone))
     # A reason that grows by a note keeps room for it.
     told = estimator("; " + note(len(offered), len(offered)))
     reserve = _Cost(told, told)
