@@ -92,7 +92,7 @@ def save_state(store: Path, state: Mapping[str, FileState]) -> None:
     # one, several times slower on the thousands of files of a long history).
     lines = ",\n".join(
         f"  {json.dumps(path, ensure_ascii=False)}: "
-        f"{json.dumps(attrs.asdict(entry), ensure_ascii=False)}"
+        f"{json.dumps(attrs.asdict(entry, recurse=False), ensure_ascii=False)}"
         for path, entry in sorted(state.items())
     )
     data = f'{{"version": {_VERSION}, "files": {{\n{lines}\n}}}}\n'

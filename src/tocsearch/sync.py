@@ -128,19 +128,27 @@ def _transcripts(folder: Path) -> list[Path]:
 
     Linked folders are not entered (as ``Path.rglob`` does not). So every path found is
     resolved once its folder is, and only a linked file needs resolving on its own: resolving
-    each of thousands of paths one by one was most of a sync with nothing new.
+    each of thousands of paths one by one was most of a sync with nothing new. The folder's
+    entries say which are links and folders without a system call per file.
     """
     found: list[Path] = []
-    for where, _folders, names in os.walk(folder.resolve()):
-        for name in names:
-            if not name.endswith(".jsonl"):
+    pending = [os.fspath(folder.resolve())]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # unreadable or gone since it was listed: as rglob, skipped
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif not entry.name.endswith(".jsonl"):
                 continue
-            path = Path(where, name)
-            if path.is_symlink():
-                path = path.resolve()
-                if not path.is_file():
-                    continue
-            found.append(path)
+            elif entry.is_symlink():
+                linked = Path(entry.path).resolve()
+                if linked.is_file():
+                    found.append(linked)
+            elif entry.is_file(follow_symlinks=False):
+                found.append(Path(entry.path))
     return sorted(found)
 
 
