@@ -18,7 +18,7 @@ from tests.strategies import planted_histories, planted_token
 
 from tocsearch import NavigateRequest, SearchChildrenRequest, TocBuilder
 from tocsearch.converter import to_json
-from tocsearch.errors import InvalidArgument, StoreReadOnly
+from tocsearch.errors import InvalidArgument, StoreCorrupted, StoreReadOnly
 from tocsearch.examples import load_example_events
 from tocsearch.index import IndexingStorage, SearchIndex
 from tocsearch.ingest import check_tree
@@ -27,11 +27,13 @@ from tocsearch.models import Event
 from tocsearch.privacy import (
     ForgetRequest,
     RedactRequest,
+    finish_pending,
     forget_events,
     load_ignore_list,
     redact_events,
 )
 from tocsearch.privacy._forget import REDACTED
+from tocsearch.privacy._pending import PENDING_NAME
 from tocsearch.service import MemoryService
 from tocsearch.storage.protocol import Storage
 
@@ -193,9 +195,18 @@ def test_a_read_only_store_refuses_a_forget(tmp_path: Path) -> None:
         open_store("jsondir", tmp_path / "store", readonly=True) as store,
         pytest.raises(StoreReadOnly),
     ):
-        forget_events(store, ForgetRequest(session=VICTIM, keep_out=False))
-    with open_store("jsondir", tmp_path / "store", readonly=True) as store:
+        forget_events(store, ForgetRequest(session=VICTIM))
+    with (
+        open_store("jsondir", tmp_path / "store", readonly=True) as store,
+        pytest.raises(StoreReadOnly),
+    ):
+        redact_events(store, RedactRequest(pattern="(?i)multi-az"))
+    # Nothing was noted for a later writer to carry out, and nothing was put on the list.
+    assert sorted(path.name for path in (tmp_path / "store").glob(".tocsearch-*")) == []
+    with open_store("jsondir", tmp_path / "store") as store:
+        assert not finish_pending(store)
         assert store.get_session_events(VICTIM)
+        assert "multi-az" in records_text(store).lower()
 
 
 @pytest.mark.parametrize("backend", ["jsondir", "sqlite"])
@@ -320,3 +331,21 @@ def test_after_forget_or_redact_of_any_subset_nothing_finds_it(
                     assert tokens[event_id].encode() not in raw
         finally:
             store.close()
+
+
+def test_a_damaged_index_stops_a_forget_before_it_starts(tmp_path: Path) -> None:
+    """A sidecar index that cannot be read fails the forget with a clear error, before any
+    event is removed or any note is left for a later writer."""
+    with open_store("sqlite", tmp_path / "store") as store:
+        TocBuilder(store).ingest(EXAMPLE)
+        with SearchIndex(store) as index:
+            index.sync()
+            path = index.path
+        assert path is not None
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        path.write_bytes(b"not a database" * 100)
+        with pytest.raises(StoreCorrupted, match="rebuild"):
+            forget_events(store, ForgetRequest(session=VICTIM, keep_out=False))
+        assert store.get_session_events(VICTIM)
+    assert not (tmp_path / "store" / PENDING_NAME).exists()

@@ -25,6 +25,7 @@ from tocsearch.privacy._ignore import load_ignore_list, save_ignore_list
 from tocsearch.privacy._pending import (
     PendingWork,
     clear_pending,
+    ensure_writable,
     read_pending,
     store_directory,
     write_pending,
@@ -189,6 +190,7 @@ def forget_events(
         # Nothing matched: most likely a mistyped session or project, which must not land
         # on the ignore list unseen.
         return report
+    ensure_writable(storage, "forget events")
     directory = store_directory(storage)
     ignored = False
     if request.keep_out and directory is not None:
@@ -239,6 +241,7 @@ def redact_events(
     )
     if request.dry_run or not changed:
         return report
+    ensure_writable(storage, "redact events")
     work = PendingWork(put=tuple(changed), days=_days_of(changed))
     return attrs.evolve(report, days_rebuilt=_carry_out(storage, work, summarizer, config))
 
@@ -277,10 +280,17 @@ def _carry_out(
     loses the same texts in the same calls.
     """
     directory = store_directory(storage)
+    # The index is opened (and brought up to date) before the note is written: a damaged
+    # index fails the forget before it starts instead of leaving a note no writer can finish.
+    index = None if isinstance(storage, IndexingStorage) else existing_index(storage)
+    try:
+        target = storage if index is None else IndexingStorage(index)
+    except BaseException:
+        if index is not None:
+            index.close()
+        raise
     if directory is not None:
         write_pending(directory, work)
-    index = None if isinstance(storage, IndexingStorage) else existing_index(storage)
-    target = storage if index is None else IndexingStorage(index)
     try:
         target.delete_events(work.delete)
         target.put_events(work.put)

@@ -21,11 +21,13 @@ from tocsearch.converter import from_dict, to_dict
 from tocsearch.errors import StoreCorrupted
 from tocsearch.models import Event
 from tocsearch.storage._files import fsync_dir, remove_file, write_atomically
+from tocsearch.storage._files_store import read_only_error
 
 __all__ = [
     "PENDING_NAME",
     "PendingWork",
     "clear_pending",
+    "ensure_writable",
     "read_pending",
     "store_directory",
     "write_pending",
@@ -98,3 +100,16 @@ def store_directory(storage: object) -> Path | None:
     inner = getattr(storage, "storage", None)
     path = getattr(inner if inner is not None else storage, "path", None)
     return path if isinstance(path, Path) and os.path.isdir(path) else None
+
+
+def ensure_writable(storage: object, action: str) -> None:
+    """Refuse ``action`` on a store opened read-only, before any note or list is written for it.
+
+    Raises:
+        StoreReadOnly: the store (or the store an index wraps) was opened with ``readonly=True``.
+    """
+    inner = getattr(storage, "storage", None)
+    target = inner if inner is not None else storage
+    if getattr(target, "readonly", False) is True:
+        directory = store_directory(storage)
+        raise read_only_error(directory if directory is not None else Path("."), action)
