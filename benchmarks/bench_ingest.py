@@ -2,9 +2,12 @@
 
 Run: ``python benchmarks/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
 per second for a one-batch build, for the same history ingested in 100-event batches, for one
-late event into the full store, and for re-ingesting everything (all duplicates).
+late event into the full store, for re-ingesting everything (all duplicates), and for the same
+texts as one conversation over two days, ingested 5,000 events at a time as ``tocsearch ingest``
+and ``sync`` do (a long chat export, one busy agent session).
 
-``--one-batch`` runs only the one-batch build and ``--generate-only`` only makes the events:
+``--one-batch`` runs only the one-batch build, ``--one-session`` only the one-conversation build
+and ``--generate-only`` only makes the events:
 under ``PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no`` the difference of the two
 is the instruction count of a build, which a busy machine does not change.
 Not a test: nothing here asserts a time.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,11 +31,50 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
+_CLI_BATCH = 5_000  # what tocsearch ingest and sync hand the builder at a time
+
+
+def one_session(events: Sequence[Event]) -> list[Event]:
+    """The texts, roles and types of ``events`` as one conversation, evenly spread over the two
+    days from the first event's time."""
+    if not events:
+        return []
+    start = events[0].timestamp
+    step = timedelta(days=2) * 0.9 / len(events)
+    made: list[Event] = []
+    for index, event in enumerate(events):
+        when = start + step * index
+        made.append(
+            Event(
+                event_id=ids.event_id(when, f"one-{index}"),
+                session_id="one-session",
+                timestamp=when,
+                role=event.role,
+                event_type=event.event_type,
+                text=event.text,
+            )
+        )
+    return made
+
+
+def _one_session(count: int, events: Sequence[Event]) -> None:
+    single = one_session(events)
+    builder = TocBuilder(InMemoryStorage())
+    began = time.perf_counter()
+    for start in range(0, count, _CLI_BATCH):
+        builder.ingest(single[start : start + _CLI_BATCH])
+    elapsed = time.perf_counter() - began
+    print(f"{count:>7} one session, 2 days: {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
+
 
 def _measure(count: int, steps: str) -> None:
     events = history(count)
     if steps == "generate-only":
+        one_session(events)
         print(f"{count:>7} events made")
+        return
+    if steps == "one-session":
+        _one_session(count, events)
         return
     storage = InMemoryStorage()
     builder = TocBuilder(storage)
@@ -73,14 +116,16 @@ def _measure(count: int, steps: str) -> None:
     builder.ingest(events)
     elapsed = time.perf_counter() - began
     print(f"{count:>7} re-ingested (dups)  : {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
+    _one_session(count, events)
 
 
 def main(argv: list[str]) -> None:
     flags = [arg for arg in argv if arg.startswith("--")]
-    unknown = set(flags) - {"--one-batch", "--generate-only"}
+    unknown = set(flags) - {"--one-batch", "--one-session", "--generate-only"}
     if unknown or len(flags) > 1:
         sys.exit(
-            f"usage: bench_ingest.py [--one-batch | --generate-only] [events ...]; got {flags}"
+            "usage: bench_ingest.py [--one-batch | --one-session | --generate-only] "
+            f"[events ...], not {flags}"
         )
     steps = flags[0][2:] if flags else "all"
     counts = [int(arg) for arg in argv if not arg.startswith("--")]
