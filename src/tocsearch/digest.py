@@ -199,16 +199,11 @@ class TermDigest:
     @classmethod
     def _of_positions(cls, positions: Iterable[int], bits: int) -> TermDigest:
         mask = bits - 1
-        # One byte per bit, then eight strided slices packed as integers: a day sets tens of
-        # thousands of positions, and storing a constant per position costs a fraction of
-        # or-ing a shifted bit into a byte, whose index is a fresh integer every time.
-        flags = bytearray(bits)
+        bitmap = bytearray(bits // 8)
         for position in positions:
-            flags[position & mask] = 1
-        packed = 0
-        for shift in range(8):
-            packed |= int.from_bytes(flags[shift::8], "little") << shift
-        return cls(packed.to_bytes(bits // 8, "little"))
+            position &= mask
+            bitmap[position >> 3] |= 1 << (position & 7)
+        return cls(bytes(bitmap))
 
     @classmethod
     def from_keys(cls, keys: Iterable[str]) -> TermDigest:
@@ -236,8 +231,8 @@ class TermDigest:
     @classmethod
     def from_positions(cls, positions: Collection[int], *, sized: bool = False) -> TermDigest:
         """The digest setting the full-size bit ``positions`` (distinct, as from
-        :func:`text_positions`):
-        full size, or with ``sized`` the size :meth:`sized_for` gives the same texts.
+        :func:`text_positions`): full size, or with ``sized`` the size :meth:`sized_for` gives
+        the same texts.
 
         >>> texts = ["Rotated the Postgres credentials"]
         >>> TermDigest.from_positions(text_positions(texts)) == TermDigest.from_texts(texts)
