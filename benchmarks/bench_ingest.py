@@ -3,8 +3,9 @@
 Run: ``python benchmarks/bench_ingest.py [events ...]`` (defaults: 10000 100000). Prints events
 per second for a one-batch build, for the same history ingested in 100-event batches, for one
 late event into the full store, for re-ingesting everything (all duplicates), and for the same
-texts as one conversation over two days, ingested 5,000 events at a time as ``tocsearch ingest``
-and ``sync`` do (a long chat export, one busy agent session).
+texts as one conversation over two days, fed to the builder as ``tocsearch ingest`` and ``sync``
+feed it (batches of whole days, at least 5,000 events each; a long chat export, one busy agent
+session).
 
 ``--one-batch`` runs only the one-batch build, ``--one-session`` only the one-conversation build
 and ``--generate-only`` only makes the events:
@@ -28,10 +29,11 @@ from tests._support.synthetic import history
 
 from tocsearch import ids
 from tocsearch.ingest import TocBuilder
+from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
-_CLI_BATCH = 5_000  # what tocsearch ingest and sync hand the builder at a time
+_CLI_BATCH = 5_000  # the least tocsearch ingest and sync hand the builder at a time
 
 
 def one_session(events: Sequence[Event]) -> list[Event]:
@@ -61,8 +63,8 @@ def _one_session(count: int, events: Sequence[Event]) -> None:
     single = one_session(events)
     builder = TocBuilder(InMemoryStorage())
     began = time.perf_counter()
-    for start in range(0, count, _CLI_BATCH):
-        builder.ingest(single[start : start + _CLI_BATCH])
+    for batch in day_batches(single, _CLI_BATCH):
+        builder.ingest(batch)
     elapsed = time.perf_counter() - began
     print(f"{count:>7} one session, 2 days: {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
 

@@ -5,10 +5,12 @@ Run: ``python benchmarks/bench_session_shape.py [--messages N] [--repeats R] [--
 
 Two ChatGPT exports of the same number of messages, written to disk and read by the ChatGPT
 importer: *one* conversation whose messages span two days, and *spread*: conversations of 200
-messages, one a day. Each is imported and built with :class:`tocsearch.TocBuilder` in batches of
-5,000 events (as ``tocsearch ingest`` does) into a fresh store; the two shapes alternate, so
-load slows them alike. A builder whose work grows with the size of a session or a day shows as a
-ratio well above 1. Not a test: nothing asserts a time.
+messages, one a day. Each is imported and built with :class:`tocsearch.TocBuilder` into a fresh
+store in batches of at least 5,000 events cut at day boundaries, as ``tocsearch ingest`` and
+``sync`` feed the builder; the long conversation also in plain batches of 5,000 (which rebuild
+its days once per batch), for comparison. Runs alternate, so load slows them alike. A builder
+whose work grows with the size of a session or a day shows as a ratio well above 1. Not a test:
+nothing asserts a time.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._backends import open_backend
 from tocsearch.importers import load_chatgpt
 from tocsearch.ingest import TocBuilder
+from tocsearch.ingest._batches import day_batches
 
 _START = 1_767_225_600  # 2026-01-01 00:00 UTC
 _WORDS = (
@@ -106,13 +109,17 @@ def write_exports(folder: Path, messages: int) -> dict[str, Path]:
     return paths
 
 
-def _ingest(path: Path, backend: str, scratch: Path) -> tuple[float, int]:
+def _ingest(path: Path, backend: str, scratch: Path, *, by_day: bool) -> tuple[float, int]:
     began = time.perf_counter()
     events = load_chatgpt(path).events
+    if by_day:
+        batches = list(day_batches(events, _BATCH))
+    else:
+        batches = [list(events[start : start + _BATCH]) for start in range(0, len(events), _BATCH)]
     with open_backend(backend, scratch / f"{path.stem}-{time.monotonic_ns()}") as store:
         builder = TocBuilder(store)
-        for start in range(0, len(events), _BATCH):
-            builder.ingest(events[start : start + _BATCH])
+        for batch in batches:
+            builder.ingest(batch)
     return time.perf_counter() - began, len(events)
 
 
@@ -127,20 +134,25 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-shape-") as scratch:
         folder = Path(scratch)
         paths = write_exports(folder, args.messages)
-        seconds: dict[str, list[float]] = {"one": [], "spread": []}
+        runs = {
+            "one conversation, two days": (paths["one"], True),
+            "one conversation, plain batches of 5,000": (paths["one"], False),
+            "200 a day": (paths["spread"], True),
+        }
+        seconds: dict[str, list[float]] = {label: [] for label in runs}
         counts: dict[str, int] = {}
         for _ in range(args.repeats):
-            for name, path in paths.items():
-                took, counts[name] = _ingest(path, args.backend, folder)
-                seconds[name].append(took)
+            for label, (path, by_day) in runs.items():
+                took, counts[label] = _ingest(path, args.backend, folder, by_day=by_day)
+                seconds[label].append(took)
         print(f"{args.messages:,} ChatGPT messages into {args.backend}, median of {args.repeats}")
         print("| shape | events | seconds | events/s | time / spread |")
         print("| --- | ---: | ---: | ---: | ---: |")
-        spread = statistics.median(seconds["spread"])
-        for name, label in (("one", "one conversation, two days"), ("spread", "200 a day")):
-            median = statistics.median(seconds[name])
+        spread = statistics.median(seconds["200 a day"])
+        for label in runs:
+            median = statistics.median(seconds[label])
             print(
-                f"| {label} | {counts[name]:,} | {median:.1f} | {counts[name] / median:,.0f} "
+                f"| {label} | {counts[label]:,} | {median:.1f} | {counts[label] / median:,.0f} "
                 f"| {median / spread:.2f}x |"
             )
     return 0

@@ -199,12 +199,14 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
 
 
 def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
-    """Ingesting more than one batch reports progress on stderr when it is a terminal."""
+    """Ingesting more than one batch (batches are whole days of at least 5,000 events)
+    reports progress on stderr when it is a terminal."""
     source = tmp_path / "many.jsonl"
     lines = [
         json.dumps(
             {
-                "timestamp": f"2026-03-02T{9 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
+                "timestamp": f"2026-03-{2 + n // 5_000:02d}T"
+                f"{9 + n // 3600 % 5:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
                 "session_id": "bulk",
                 "role": "user" if n % 2 else "assistant",
                 "text": f"step {n} of the nightly export run",

@@ -33,6 +33,7 @@ from tocsearch.importers._export import unpacked_export
 from tocsearch.importers.chatgpt import load_chatgpt
 from tocsearch.importers.claude_code import load_claude_code_tail
 from tocsearch.ingest import TocBuilder
+from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
 from tocsearch.privacy import finish_pending, load_ignore_list, without_ignored
 from tocsearch.storage.protocol import Storage
@@ -228,12 +229,14 @@ def sync_sources(
             # Stored events are immutable: a re-read export whose conversation was renamed
             # (new metadata, same ids) keeps what was stored and adds only what is new.
             events = [event for event in events if not storage.has_event(event.event_id)]
-            for start in range(0, len(events), _BATCH):
-                report = builder.ingest(events[start : start + _BATCH])
+            done = 0
+            # Whole days per batch: a long session's day is built once, not once a batch.
+            for batch in day_batches(events, _BATCH):
+                report = builder.ingest(batch)
                 added += report.events_added
                 rebuilt += report.days_rebuilt
+                done += len(batch)
                 if progress is not None:
-                    done = min(start + _BATCH, len(events))
                     progress(f"stored {done:,}/{len(events):,} events")
     if state != remembered or full:
         root.mkdir(parents=True, exist_ok=True)

@@ -27,5 +27,6 @@ def test_a_run_prints_a_row_per_shape(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["--messages", "300", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
     assert "| one conversation, two days | 300 |" in out
+    assert "| one conversation, plain batches of 5,000 | 300 |" in out
     assert "| 200 a day | 300 |" in out
     assert "1.00x |" in out

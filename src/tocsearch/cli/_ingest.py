@@ -20,6 +20,7 @@ from tocsearch.converter import to_dict
 from tocsearch.errors import UnknownFormat
 from tocsearch.importers import FORMATS, load_events
 from tocsearch.ingest import TocBuilder
+from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
 from tocsearch.privacy import load_ignore_list, without_ignored
 from tocsearch.privacy._pending import store_directory
@@ -102,16 +103,17 @@ def _read(
 
 
 def _build(storage: Storage, loaded: list[Event], progress: ProgressLine) -> dict[str, int]:
-    """Build the tree from ``loaded`` a batch at a time, with a progress line per batch; the
-    report's counts summed."""
+    """Build the tree from ``loaded`` a batch of whole days at a time (each day built once),
+    with a progress line per batch; the report's counts summed."""
     builder = TocBuilder(storage)
     totals: dict[str, int] = {}
+    done = 0
     # With nothing read, one empty build still gives the full report, every count zero.
-    for start in range(0, len(loaded), _PROGRESS_BATCH) or range(1):
-        report = builder.ingest(loaded[start : start + _PROGRESS_BATCH])
+    for batch in list(day_batches(loaded, _PROGRESS_BATCH)) or [[]]:
+        report = builder.ingest(batch)
         for key, value in to_dict(report).items():
             if isinstance(value, int):
                 totals[key] = totals.get(key, 0) + value
-        done = min(start + _PROGRESS_BATCH, len(loaded))
+        done += len(batch)
         progress(f"ingested {done:,}/{len(loaded):,} events")
     return totals
