@@ -24,7 +24,7 @@ from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.ingest._digests import DayDigests, SegmentPositions, Unions
+from tocsearch.ingest._digests import DayDigests, SegmentPositions, Unions, segment_positions
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
@@ -85,6 +85,9 @@ class _Run:
     grips: dict[str, Grip] = attrs.field(factory=dict)
     # Digest bit positions of the segments built on the current day, by node id.
     positions: dict[str, Collection[int]] = attrs.field(factory=dict)
+    # The newest day of the build: the next ingest of a growing history rebuilds it, so its
+    # segments' positions are remembered (those of other days would cost more than they save).
+    newest: date | None = None
     segment_writes: list[TocNode] = attrs.field(factory=list)
     dropped_nodes: list[str] = attrs.field(factory=list)
     dropped_grips: dict[str, None] = attrs.field(factory=dict)
@@ -210,8 +213,8 @@ class TocBuilder:
 
     # -- the build -------------------------------------------------------------------------
     def _build(self, days: set[date], *, force: bool) -> IngestReport:
-        run = _Run(force=force)
         work = sorted(days | self._next_days(days))
+        run = _Run(force=force, newest=work[-1] if work else None)
         for day in work:
             self._build_day(day, run)
         grips_written = self._write_grips(run)
@@ -278,6 +281,11 @@ class TocBuilder:
                 ]
 
             run.digests_by_day[day] = self._day_digests.of(events, nodes, positions)
+            if day == run.newest:
+                for plan, node in zip(plans, nodes, strict=True):
+                    made = built.get(node.node_id)
+                    if made is not None:
+                        self._segment_positions.remember(plan.events, node, made)
             built.clear()
         for dropped in stored.values():
             run.dropped_nodes.append(dropped.node_id)
@@ -309,11 +317,11 @@ class TocBuilder:
                 run.segments_changed += 1
         return node
 
-    def _with_digest(self, node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
+    @staticmethod
+    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
         """``node`` with the digest of its events and texts; the bit positions are kept for
-        the day's digest, and remembered for the next time the day is rebuilt."""
-        positions = self._segment_positions.of(plan.events, node)
-        run.positions[node.node_id] = positions
+        the day's digest."""
+        positions = run.positions[node.node_id] = segment_positions(plan.events, node)
         return attrs.evolve(node, digest=TermDigest.from_positions(positions, sized=True).to_text())
 
     @staticmethod

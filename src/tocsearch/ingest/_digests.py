@@ -59,12 +59,25 @@ class SegmentPositions:
     (an event id always names the same event) and its texts. A day rebuilt for a few new
     events then reads only its new and changed segments for the day's digest, not all its
     text again. Bounded: the least recently used segment goes first; positions are kept as
-    arrays of four-byte integers, a tenth of what a set of them holds.
+    arrays of four-byte integers, a tenth of what a set of them holds. The builder remembers
+    the segments of the newest day of each ingest: converting every segment's positions
+    would cost a one-batch build more than it saves.
     """
 
     def __init__(self, capacity: int = _CACHED_SEGMENTS) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[tuple[object, ...], array[int]] = OrderedDict()
+
+    def remember(
+        self, events: Sequence[Event], segment: TocNode, positions: Collection[int]
+    ) -> None:
+        """Keep ``positions``, the :func:`segment_positions` of ``events`` and ``segment``."""
+        key = (tuple(event.event_id for event in events), segment.searchable_texts)
+        self._entries.pop(key, None)
+        while len(self._entries) >= self.capacity > 0:
+            self._entries.popitem(last=False)
+        if self.capacity:
+            self._entries[key] = array("I", positions)
 
     def of(self, events: Sequence[Event], segment: TocNode) -> Collection[int]:
         """:func:`segment_positions` of ``events`` and ``segment`` (remembered or worked out
@@ -75,10 +88,7 @@ class SegmentPositions:
             self._entries.move_to_end(key)
             return found
         positions = segment_positions(events, segment)
-        while len(self._entries) >= self.capacity > 0:
-            self._entries.popitem(last=False)
-        if self.capacity:
-            self._entries[key] = array("I", positions)
+        self.remember(events, segment, positions)
         return positions
 
 
