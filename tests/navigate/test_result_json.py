@@ -277,3 +277,14 @@ def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> 
     kiritimati = attrs.evolve(result, zone="Pacific/Kiritimati").to_markdown()
     assert "(2026-01-30 23:00 +14, project /home/dev/shop, session 5b1c)" in kiritimati
     assert '- 2026-01-31 13:01 "jwt late"' in kiritimati
+
+
+def test_the_status_line_stands_alone_without_a_reason() -> None:
+    """A reason the fit cut away leaves "_Done (…)", not an empty "Done: " before the counts."""
+    result = _result("jwt", [], None)
+    with_reason = attrs.evolve(result, reason="found 1 segment").to_markdown()
+    assert "_Done: found 1 segment (" in with_reason
+    bare = attrs.evolve(result, reason="", partial=False).to_markdown()
+    assert "_Done (" in bare
+    assert "Done: " not in bare
+    assert "_Partial result (" in attrs.evolve(result, reason="", partial=True).to_markdown()

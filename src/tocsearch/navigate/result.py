@@ -283,8 +283,10 @@ class NavigationResult:
         if lines[-1] != "":
             lines.append("")
         status = "Partial result" if self.partial else "Done"
+        # The fit may cut the reason away to make room for evidence: then the status stands alone.
+        said = f"{status}: {self.reason}" if self.reason else status
         lines.append(
-            f"_{status}: {self.reason} ({self.iterations} searches, {self.nodes_visited} nodes, "
+            f"_{said} ({self.iterations} searches, {self.nodes_visited} nodes, "
             f"{self.tokens_used} of {self.token_budget} tokens)_"
         )
         if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
