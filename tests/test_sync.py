@@ -218,8 +218,9 @@ def test_version_is_printed() -> None:
 def test_source_files_are_resolved_once_each_and_linked_folders_are_not_entered(
     tmp_path: Path,
 ) -> None:
-    """A transcript reached through a linked file counts once, by its real path; a linked
-    folder is not walked; a broken link and other files are left out."""
+    """A transcript reached through a linked file counts once, remembered by its real path
+    and read by the path it was found under; a linked folder is not walked; a broken link and
+    other files are left out."""
     projects = tmp_path / "projects"
     (projects / "app").mkdir(parents=True)
     (projects / "app" / "s1.jsonl").write_text(line(1, "first"), encoding="utf-8")
@@ -232,7 +233,13 @@ def test_source_files_are_resolved_once_each_and_linked_folders_are_not_entered(
     (projects / "app" / "broken.jsonl").symlink_to(tmp_path / "gone.jsonl")
     (projects / "folder-link").symlink_to(elsewhere, target_is_directory=True)
     found = source_files([projects, projects / "app" / "s1.jsonl"])
-    assert [source.path for source in found] == sorted(
-        [(projects / "app" / "s1.jsonl").resolve(), (elsewhere / "s2.jsonl").resolve()]
-    )
+    assert [source.resolved for source in found] == [
+        (elsewhere / "s2.jsonl").resolve(),
+        (projects / "app" / "s1.jsonl").resolve(),
+    ]
+    # Read by the paths they were found under: the project is named by its folder there.
+    assert [source.path for source in found] == [
+        projects / "app" / "linked.jsonl",
+        projects / "app" / "s1.jsonl",
+    ]
     assert {source.kind for source in found} == {"claude-code"}

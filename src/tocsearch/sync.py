@@ -31,7 +31,7 @@ from tocsearch._sync_state import FileState, load_state, save_state
 from tocsearch.errors import ImportFailed
 from tocsearch.importers._export import unpacked_export
 from tocsearch.importers.chatgpt import load_chatgpt
-from tocsearch.importers.claude_code import load_claude_code_tail
+from tocsearch.importers.claude_code import load_claude_code_tail, transcripts_below
 from tocsearch.ingest import TocBuilder
 from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
@@ -53,10 +53,14 @@ _BATCH = 5_000
 
 @attrs.frozen
 class SourceFile:
-    """One file to sync and the format it holds."""
+    """One file to sync, the format it holds, and its resolved path (what the sync state
+    remembers it by; a file reached twice, through a link, is synced once)."""
 
     path: Path
     kind: str
+    resolved: Path = attrs.field(
+        default=attrs.Factory(lambda source: source.path.resolve(), takes_self=True)
+    )
 
 
 @attrs.frozen
@@ -97,7 +101,8 @@ def default_claude_projects() -> Path:
 
 
 def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
-    """The files to sync below ``paths``, each once (by its resolved path), in a stable order.
+    """The files to sync below ``paths``, each once (by its resolved path), in a stable order,
+    under the paths they were found by (a Claude Code project is named by its folder there).
 
     A folder holding ``conversations.json`` is a ChatGPT export; any other folder is searched
     for Claude Code ``*.jsonl`` transcripts. A ``.zip`` or ``.json`` file is a ChatGPT export, a
@@ -111,46 +116,35 @@ def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
         path = Path(given).expanduser()
         if path.is_dir():
             export = unpacked_export(path)
-            if export is not None:
-                files = [SourceFile(export.resolve(), _CHATGPT)]
-            else:
-                files = [SourceFile(transcript, _CLAUDE_CODE) for transcript in _transcripts(path)]
+            files = [SourceFile(export, _CHATGPT)] if export is not None else _transcripts(path)
         elif path.is_file():
-            files = [SourceFile(path.resolve(), _file_kind(path))]
+            files = [SourceFile(path, _file_kind(path))]
         else:
             raise ImportFailed(f"{path}: no such file or directory")
         for source in files:
-            found.setdefault(source.path, source)
+            found.setdefault(source.resolved, source)
     return list(found.values())
 
 
-def _transcripts(folder: Path) -> list[Path]:
-    """The ``*.jsonl`` files below ``folder``, resolved, in order of their paths.
+def _transcripts(folder: Path) -> list[SourceFile]:
+    """The transcripts below ``folder``, read by the paths they were found under, remembered
+    by their resolved paths.
 
-    Linked folders are not entered (as ``Path.rglob`` does not). So every path found is
-    resolved once its folder is, and only a linked file needs resolving on its own: resolving
-    each of thousands of paths one by one was most of a sync with nothing new. The folder's
-    entries say which are links and folders without a system call per file.
+    The folder is resolved once; as linked folders are not entered, a file found below it is
+    resolved by its place under the resolved folder, and only a linked file is resolved on its
+    own: resolving each of thousands of paths one by one was most of a sync with nothing new.
     """
-    found: list[Path] = []
-    pending = [os.fspath(folder.resolve())]
-    while pending:
-        try:
-            entries = list(os.scandir(pending.pop()))
-        except OSError:
-            continue  # unreadable or gone since it was listed: as rglob, skipped
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            elif not entry.name.endswith(".jsonl"):
-                continue
-            elif entry.is_symlink():
-                linked = Path(entry.path).resolve()
-                if linked.is_file():
-                    found.append(linked)
-            elif entry.is_file(follow_symlinks=False):
-                found.append(Path(entry.path))
-    return sorted(found)
+    real = os.fspath(folder.resolve())
+    below = os.fspath(folder) + os.sep
+    sources: list[SourceFile] = []
+    for path, linked in transcripts_below(folder):
+        found = os.fspath(path)
+        if linked or not found.startswith(below):
+            resolved = path.resolve()
+        else:
+            resolved = Path(real + found[len(below) - 1 :])
+        sources.append(SourceFile(path, _CLAUDE_CODE, resolved))
+    return sources
 
 
 def _file_kind(path: Path) -> str:
@@ -195,7 +189,7 @@ def sync_sources(
     problems: list[str] = []
     counts = {"unchanged": 0, "read": 0, "reread": 0, "bytes": 0}
     for number, source in enumerate(sources, start=1):
-        key = os.fspath(source.path)
+        key = os.fspath(source.resolved)
         try:
             stat = source.path.stat()
         except OSError as error:

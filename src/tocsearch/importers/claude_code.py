@@ -61,6 +61,7 @@ __all__ = [
     "load_claude_code_tail",
     "project_folder",
     "tool_call_text",
+    "transcripts_below",
 ]
 
 AGENT = "claude-code"
@@ -315,13 +316,42 @@ def claude_code_files(path: Path) -> list[Path]:
         ImportFailed: the path does not exist, or a directory holds no transcript.
     """
     if path.is_dir():
-        files = sorted(candidate for candidate in path.rglob("*.jsonl") if candidate.is_file())
+        files = [transcript for transcript, _ in transcripts_below(path)]
         if not files:
             raise ImportFailed(f"{path}: directory holds no *.jsonl transcript")
         return files
     if not path.exists():
         raise ImportFailed(f"{path}: no such file or directory")
     return [path]
+
+
+def transcripts_below(folder: Path) -> list[tuple[Path, bool]]:
+    """The ``*.jsonl`` files below ``folder`` (paths under it as given, sorted), each with
+    whether it is a symbolic link.
+
+    Linked folders are not entered, as ``Path.rglob`` does not; a link that leads to no file,
+    and a folder that cannot be read, are left out. The folders' entries say which are links,
+    folders and files without a system call per file (thousands, in a long history).
+    """
+    found: list[tuple[Path, bool]] = []
+    pending = [os.fspath(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # unreadable or gone since it was listed: as rglob, skipped
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif not entry.name.endswith(".jsonl"):
+                continue
+            elif entry.is_symlink():
+                if Path(entry.path).is_file():
+                    found.append((Path(entry.path), True))
+            elif entry.is_file(follow_symlinks=False):
+                found.append((Path(entry.path), False))
+    # By their parts, as paths order (and as rglob's results were sorted), compared in C.
+    return sorted(found, key=lambda item: item[0].parts)
 
 
 def project_folder(transcript: Path) -> Path:
