@@ -7,6 +7,12 @@ texts as one conversation over two days, fed to the builder as ``tocsearch inges
 feed it (batches of whole days, at least 5,000 events each; a long chat export, one busy agent
 session).
 
+``--locomo FILE`` takes the events from a LoCoMo-format file (the dev split:
+``../shared/data/locomo/locomo-dev.json``) instead of the synthetic coding sessions: its
+conversations are copied, each copy under new sample ids with its session dates moved on by a
+multiple of four years, until there are enough turns, written to a temporary file and read by
+the LoCoMo importer (``tocsearch.importers.load_locomo``); the first ``events`` turns are kept.
+
 ``--one-batch`` runs only the one-batch build, ``--one-session`` only the one-conversation build
 and ``--generate-only`` only makes the events:
 under ``PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no`` the difference of the two
@@ -16,11 +22,15 @@ Not a test: nothing here asserts a time.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 # The synthetic coding sessions live with the test helpers, which the builder tests use too.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -28,12 +38,49 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests._support.synthetic import history
 
 from tocsearch import ids
+from tocsearch.importers import load_locomo
 from tocsearch.ingest import TocBuilder
 from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
 _CLI_BATCH = 5_000  # the least tocsearch ingest and sync hand the builder at a time
+# The year of a LoCoMo session date ("1:56 pm on 8 May, 2023"); moved by whole leap cycles
+# (four years), so that 29 February stays a real date.
+_LOCOMO_YEAR = re.compile(r"\d{4}\s*$")
+
+
+def locomo_events(source: Path, count: int) -> list[Event]:
+    """The first ``count`` turns (in time order) of copies of the LoCoMo-format file ``source``,
+    as the LoCoMo importer reads them: copy ``k`` names its samples ``<id>-k`` and moves its
+    session dates on by ``4 * k`` years."""
+    samples: list[dict[str, Any]] = json.loads(source.read_text(encoding="utf-8"))
+    turns = sum(
+        len(value)
+        for sample in samples
+        for key, value in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(value, list)
+    )
+    if not turns:
+        sys.exit(f"{source} holds no LoCoMo turns")
+    copies: list[dict[str, Any]] = []
+    for copy in range(-(-count // turns)):
+        for sample in samples:
+            conversation = dict(sample["conversation"])
+            for key, value in conversation.items():
+                if key.endswith("_date_time") and isinstance(value, str):
+                    year = _LOCOMO_YEAR.search(value)
+                    if year is not None:
+                        moved = int(year.group().strip()) + 4 * copy
+                        conversation[key] = value[: year.start()] + str(moved)
+            copies.append(
+                {"sample_id": f"{sample['sample_id']}-{copy}", "conversation": conversation}
+            )
+    with tempfile.TemporaryDirectory(prefix="bench-locomo-") as scratch:
+        path = Path(scratch) / "locomo.json"
+        path.write_text(json.dumps(copies), encoding="utf-8")
+        events = sorted(load_locomo(path).events, key=lambda event: event.event_id)
+    return events[:count]
 
 
 def one_session(events: Sequence[Event]) -> list[Event]:
@@ -69,8 +116,8 @@ def _one_session(count: int, events: Sequence[Event]) -> None:
     print(f"{count:>7} one session, 2 days: {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
 
 
-def _measure(count: int, steps: str) -> None:
-    events = history(count)
+def _measure(count: int, steps: str, locomo: Path | None) -> None:
+    events = history(count) if locomo is None else locomo_events(locomo, count)
     if steps == "generate-only":
         one_session(events)
         print(f"{count:>7} events made")
@@ -122,17 +169,24 @@ def _measure(count: int, steps: str) -> None:
 
 
 def main(argv: list[str]) -> None:
+    locomo: Path | None = None
+    if "--locomo" in argv:
+        at = argv.index("--locomo")
+        if at + 1 >= len(argv):
+            sys.exit("usage: --locomo needs a LoCoMo-format file")
+        locomo = Path(argv[at + 1])
+        argv = argv[:at] + argv[at + 2 :]
     flags = [arg for arg in argv if arg.startswith("--")]
     unknown = set(flags) - {"--one-batch", "--one-session", "--generate-only"}
     if unknown or len(flags) > 1:
         sys.exit(
             "usage: bench_ingest.py [--one-batch | --one-session | --generate-only] "
-            f"[events ...], not {flags}"
+            f"[--locomo FILE] [events ...], not {flags}"
         )
     steps = flags[0][2:] if flags else "all"
     counts = [int(arg) for arg in argv if not arg.startswith("--")]
     for count in counts or [10_000, 100_000]:
-        _measure(count, steps)
+        _measure(count, steps, locomo)
 
 
 if __name__ == "__main__":
