@@ -181,3 +181,43 @@ def test_remembered_positions_are_the_positions_at_any_capacity(capacity: int) -
             expected = segment_positions(owned, segment)
             assert set(remembered.of(owned, segment)) == expected
             assert len(remembered.of(owned, segment)) == len(expected)
+
+
+def test_a_build_joins_the_days_it_made_without_reading_them_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Weeks, months and years of new days are the unions of the digests just made: no
+    child digest is read back from its text, and every parent still holds exactly its
+    children's union."""
+    read: list[int] = []
+    real = TermDigest.from_text
+
+    def counting(text: str) -> TermDigest:
+        read.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(TermDigest, "from_text", staticmethod(counting))
+    storage = InMemoryStorage()
+    TocBuilder(storage).ingest(history(1500))
+    assert not read
+    assert len(storage.get_nodes_by_level(TocLevel.WEEK)) >= 2
+    monkeypatch.undo()
+    assert_parents_are_unions(storage)
+
+
+def test_a_week_with_older_days_reads_them_and_stays_their_union() -> None:
+    """A day added to a week whose other days were built before: the week's digest is the
+    union of all its days, not of the new day alone."""
+    made = history(1500)
+    days = sorted({event.timestamp.date() for event in made})
+    storage = InMemoryStorage()
+    builder = TocBuilder(storage)
+    builder.ingest([event for event in made if event.timestamp.date() != days[2]])
+    builder.ingest([event for event in made if event.timestamp.date() == days[2]])
+    assert_parents_are_unions(storage)
+    fresh = InMemoryStorage()
+    TocBuilder(fresh).ingest(made)
+    for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
+        assert [node.digest for node in storage.get_nodes_by_level(level)] == [
+            node.digest for node in fresh.get_nodes_by_level(level)
+        ]

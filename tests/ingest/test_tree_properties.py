@@ -12,7 +12,7 @@ from tests._support.ingest_strategies import SMALL_CONFIG, batchings, event_stre
 
 from tocsearch.ids import parse_node_id
 from tocsearch.ingest import TocBuilder, check_tree
-from tocsearch.ingest._digests import day_digest
+from tocsearch.ingest._digests import day_digest, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
@@ -95,3 +95,16 @@ def test_a_days_digest_is_the_digest_of_its_events_and_segments(data: st.DataObj
         midnight = parse_node_id(day.node_id).start
         day_events = storage.get_events(midnight, midnight + timedelta(days=1))
         assert day.digest == day_digest(day_events, segments)
+
+
+@given(st.data())
+def test_a_parents_digest_is_the_union_of_its_childrens(data: st.DataObject) -> None:
+    """However the events were batched, each week, month and year digest is exactly the
+    union of its stored children's digests (the builder joins the digests of the days it has
+    just made instead of reading them back from their texts)."""
+    events = data.draw(event_streams(max_size=30))
+    storage = build(data.draw(batchings(events)))
+    for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
+        for node in storage.get_nodes_by_level(level):
+            children = [storage.get_node(child) for child in node.child_node_ids]
+            assert node.digest == union_digest(children), node.node_id

@@ -24,7 +24,13 @@ from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
-from tocsearch.ingest._digests import DayDigests, SegmentPositions, Unions, segment_positions
+from tocsearch.ingest._digests import (
+    DayDigests,
+    FreshUnions,
+    SegmentPositions,
+    Unions,
+    segment_positions,
+)
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
 from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
@@ -79,6 +85,7 @@ class _Run:
     """The state of one build: what to write and delete, and the counts for the report."""
 
     force: bool
+    fresh: FreshUnions
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     digests_by_day: dict[date, str] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
@@ -214,7 +221,7 @@ class TocBuilder:
     # -- the build -------------------------------------------------------------------------
     def _build(self, days: set[date], *, force: bool) -> IngestReport:
         work = sorted(days | self._next_days(days))
-        run = _Run(force=force, newest=work[-1] if work else None)
+        run = _Run(force=force, fresh=FreshUnions(self._unions), newest=work[-1] if work else None)
         for day in work:
             self._build_day(day, run)
         grips_written = self._write_grips(run)
@@ -280,7 +287,9 @@ class TocBuilder:
                     for plan, node in zip(plans, nodes, strict=True)
                 ]
 
-            run.digests_by_day[day] = self._day_digests.of(events, nodes, positions)
+            text, digest = self._day_digests.of(events, nodes, positions)
+            run.digests_by_day[day] = text
+            run.fresh.add(day_id(day), text, digest)
             if day == run.newest:
                 for plan, node in zip(plans, nodes, strict=True):
                     made = built.get(node.node_id)
@@ -394,6 +403,7 @@ class TocBuilder:
                 self._parent(day_id(day), TocLevel.DAY, children, run.digests_by_day.get(day, ""))
             )
         self._write_level(days, run)
+        run.fresh.finish()
         changed = {parent_id(node.node_id) for node in days}
         changed |= self._remove_empty(emptied)
         for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):

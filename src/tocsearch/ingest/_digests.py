@@ -17,10 +17,12 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
+from tocsearch.ids import parent_id
 from tocsearch.models import Event, TocNode
 
 __all__ = [
     "DayDigests",
+    "FreshUnions",
     "SegmentPositions",
     "Unions",
     "day_digest",
@@ -92,12 +94,17 @@ class SegmentPositions:
         return positions
 
 
-def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
-    """The digest text of a day with ``events`` and ``segments``."""
+def _day_texts(events: Iterable[Event], segments: Sequence[TocNode]) -> list[str]:
+    """The texts whose words a day's digest holds: its events' and its segments'."""
     texts = _event_texts(events)
     for segment in segments:
         texts.extend(segment.searchable_texts)
-    return TermDigest.from_texts(texts).to_text()
+    return texts
+
+
+def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
+    """The digest text of a day with ``events`` and ``segments``."""
+    return TermDigest.from_texts(_day_texts(events, segments)).to_text()
 
 
 class DayDigests:
@@ -114,8 +121,9 @@ class DayDigests:
         events: Sequence[Event],
         segments: Sequence[TocNode],
         positions: Callable[[], Iterable[Collection[int]]] | None = None,
-    ) -> str:
-        """:func:`day_digest` of ``events`` and ``segments``.
+    ) -> tuple[str, TermDigest | None]:
+        """:func:`day_digest` of ``events`` and ``segments``, with the digest itself when it
+        was worked out now (None when it was remembered as text).
 
         Args:
             positions: when the segments own exactly ``events`` between them, gives each
@@ -129,19 +137,20 @@ class DayDigests:
         found = self._entries.get(key)
         if found is not None:
             self._entries.move_to_end(key)
-            return found
+            return found, None
         if positions is None:
-            text = day_digest(events, segments)
+            digest = TermDigest.from_texts(_day_texts(events, segments))
         else:
-            union: set[int] = set()
-            for part in positions():
-                union.update(part)
-            text = TermDigest.from_positions(union).to_text()
+            parts = list(positions())
+            # One segment's positions are the day's as they are; several are joined.
+            union = parts[0] if len(parts) == 1 else set().union(*parts)
+            digest = TermDigest.from_positions(union)
+        text = digest.to_text()
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
         if self.capacity:
             self._entries[key] = text
-        return text
+        return text, digest
 
 
 def union_digest(children: Sequence[TocNode]) -> str:
@@ -172,8 +181,71 @@ class Unions:
             self._entries.move_to_end(key)
             return found
         text = union_digest(children)
+        self.remember(key, text)
+        return text
+
+    def remember(self, key: tuple[str, ...], text: str) -> None:
+        """Keep ``text`` as the union of the digests whose texts are ``key``."""
+        self._entries.pop(key, None)
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
         if self.capacity:
             self._entries[key] = text
-        return text
+
+
+class FreshUnions:
+    """The unions of digests an ingest has just made, worked out as they are made, for
+    :class:`Unions` to find when the week, month and year are rolled up: reading them back
+    from their texts (decompressing 32 KiB a child, at every level) is most of what a
+    roll-up of many new days costs.
+
+    Days come in date order, so the children of a week come one after another, as do the
+    weeks of a month and the months of a year: one open group per level holds a parent's
+    children until the first child of the next parent arrives. A parent's union is
+    remembered under its children's texts, which is the key :meth:`Unions.of` looks up: it is
+    used only when the stored children are exactly these (a week with older days that were
+    not rebuilt looks up a longer key and reads its children as before). A parent with one
+    new child has that child's digest, at no cost.
+    """
+
+    def __init__(self, unions: Unions) -> None:
+        self._unions = unions
+        # Per depth (0: the days' parents): the parent id, its children's texts and digests.
+        self._open: dict[int, tuple[str, list[str], list[TermDigest | None]]] = {}
+
+    def add(self, node_id: str, text: str, digest: TermDigest | None, depth: int = 0) -> None:
+        """A new node's digest ``text`` (and the digest, or None when it is not at hand: its
+        parents then are left to :class:`Unions`), in time order."""
+        parent = parent_id(node_id)
+        if parent is None:
+            return
+        group = self._open.get(depth)
+        if group is not None and group[0] != parent:
+            self._close(depth)
+            group = None
+        if group is None:
+            group = self._open[depth] = (parent, [], [])
+        group[1].append(text)
+        group[2].append(digest)
+
+    def finish(self) -> None:
+        """Work out the unions of the groups still open, the days' parents first."""
+        depth = 0
+        while depth in self._open or any(level > depth for level in self._open):
+            if depth in self._open:
+                self._close(depth)
+            depth += 1
+
+    def _close(self, depth: int) -> None:
+        parent, texts, digests = self._open.pop(depth)
+        known = [digest for digest in digests if digest is not None]
+        if len(known) < len(digests) or not all(texts):
+            self.add(parent, "", None, depth + 1)
+            return
+        if len(known) == 1:
+            union, text = known[0], texts[0]
+        else:
+            union = known[0].union(known[1:])
+            text = union.to_text()
+        self._unions.remember(tuple(texts), text)
+        self.add(parent, text, union, depth + 1)
