@@ -5,6 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._memory_codec import (
+    PackedEvent,
+    PackedGrip,
+    pack_event,
+    pack_grip,
+    unpack_event,
+    unpack_grip,
+)
 from tocsearch.storage.backend import Backend
 
 __all__ = ["InMemoryStorage"]
@@ -13,14 +21,17 @@ __all__ = ["InMemoryStorage"]
 class InMemoryStorage(Backend):
     """Keeps every record in memory; nothing survives the process.
 
-    Records are immutable, so reads hand out the stored objects without copying.
+    Nodes are kept as the stored objects (records are immutable, so reads hand them out
+    without copying): the navigator reads thousands of them a question. Grips and events,
+    read a few dozen at a time, are kept packed (:mod:`tocsearch.storage._memory_codec`), at
+    about half the memory of the objects, and rebuilt on each read.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._nodes: dict[str, TocNode] = {}
-        self._grips: dict[str, Grip] = {}
-        self._events: dict[str, Event] = {}
+        self._grips: dict[str, PackedGrip] = {}
+        self._events: dict[str, PackedEvent] = {}
 
     def _read_node(self, node_id: str) -> TocNode | None:
         return self._nodes.get(node_id)
@@ -41,11 +52,12 @@ class InMemoryStorage(Backend):
         self._nodes.pop(node_id, None)
 
     def _read_grip(self, grip_id: str) -> Grip | None:
-        return self._grips.get(grip_id)
+        packed = self._grips.get(grip_id)
+        return None if packed is None else unpack_grip(grip_id, packed)
 
     def _write_grips(self, grips: list[Grip]) -> None:
         for grip in grips:
-            self._grips[grip.grip_id] = grip
+            self._grips[grip.grip_id] = pack_grip(grip)
 
     def _erase_grip(self, grip_id: str) -> None:
         self._grips.pop(grip_id, None)
@@ -54,11 +66,12 @@ class InMemoryStorage(Backend):
         return iter(self._grips)
 
     def _read_event(self, event_id: str) -> Event | None:
-        return self._events.get(event_id)
+        packed = self._events.get(event_id)
+        return None if packed is None else unpack_event(event_id, packed)
 
     def _write_events(self, events: list[Event]) -> None:
         for event in events:
-            self._events[event.event_id] = event
+            self._events[event.event_id] = pack_event(event)
 
     def _erase_events(self, event_ids: list[str]) -> None:
         for event_id in event_ids:

@@ -1,0 +1,138 @@
+"""Packed grips and events unpack to records equal to the originals, field by field and type
+by type, whatever their text, times and metadata; what cannot be packed is kept as it is."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import attrs
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.strategies import events, grips, suffixes
+
+from tocsearch import ids
+from tocsearch.models import Event, EventRole, EventType, Grip
+from tocsearch.storage._memory_codec import pack_event, pack_grip, unpack_event, unpack_grip
+from tocsearch.storage.memory import InMemoryStorage
+
+# Any Unicode text, unpaired surrogates included: a grip's excerpt keeps them as given.
+any_text = st.text(max_size=40)
+zones = st.sampled_from(
+    [timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-11))]
+)
+any_times = st.datetimes(
+    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=zones
+)
+
+
+class _Text(str):
+    """A str subclass, which marshal refuses."""
+
+
+def same_fields(first: attrs.AttrsInstance, second: attrs.AttrsInstance) -> None:
+    assert type(first) is type(second)
+    for field in attrs.fields(type(first)):
+        mine, theirs = getattr(first, field.name), getattr(second, field.name)
+        assert mine == theirs, field.name
+        assert type(mine) is type(theirs), field.name
+
+
+@st.composite
+def wide_grips(draw: st.DrawFn) -> Grip:
+    """Grips with any excerpt, source and owner, at any time in any zone."""
+    grip = draw(grips())
+    return attrs.evolve(
+        grip,
+        excerpt=draw(any_text),
+        source=draw(any_text),
+        timestamp=draw(any_times),
+        toc_node_id=draw(st.none() | any_text),
+    )
+
+
+@st.composite
+def wide_events(draw: st.DrawFn) -> Event:
+    """Events with any text, session, agent and metadata, at microsecond times."""
+    event = draw(events())
+    return attrs.evolve(
+        event,
+        session_id=draw(any_text.filter(bool)),
+        role=draw(st.sampled_from(EventRole)),
+        event_type=draw(st.sampled_from(EventType)),
+        text=draw(any_text),
+        metadata=draw(st.dictionaries(any_text, any_text, max_size=4)),
+        agent=draw(st.none() | any_text),
+    )
+
+
+@given(wide_grips())
+def test_a_packed_grip_unpacks_to_the_same_grip(grip: Grip) -> None:
+    packed = pack_grip(grip)
+    assert isinstance(packed, bytes)
+    same_fields(unpack_grip(grip.grip_id, packed), grip)
+
+
+@given(wide_events())
+def test_a_packed_event_unpacks_to_the_same_event(event: Event) -> None:
+    packed = pack_event(event)
+    assert isinstance(packed, bytes)
+    unpacked = unpack_event(event.event_id, packed)
+    same_fields(unpacked, event)
+    assert list(unpacked.metadata.items()) == list(event.metadata.items())
+
+
+@given(grips())
+def test_a_grip_with_a_str_subclass_is_kept_as_it_is(grip: Grip) -> None:
+    odd = attrs.evolve(grip, excerpt=_Text(grip.excerpt))
+    assert pack_grip(odd) is odd
+    assert unpack_grip(odd.grip_id, odd) is odd
+
+
+def test_an_event_with_a_str_subclass_in_its_metadata_is_kept_as_it_is() -> None:
+    when = datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
+    event = Event(
+        event_id=ids.event_id(when, "a"),
+        session_id="s1",
+        timestamp=when,
+        role=EventRole.USER,
+        event_type=EventType.USER_MESSAGE,
+        text="hello",
+    )
+    # The converter copies metadata into a new dict; a subclass value survives it.
+    odd = attrs.evolve(event, metadata={"cwd": _Text("/repo")})
+    assert type(odd.metadata["cwd"]) is _Text
+    assert pack_event(odd) is odd
+
+
+@given(st.lists(wide_events(), max_size=6), st.lists(wide_grips(), max_size=6))
+def test_the_memory_store_reads_back_what_it_was_given(
+    batch: list[Event], grip_batch: list[Grip]
+) -> None:
+    with InMemoryStorage() as storage:
+        storage.put_events(batch)
+        storage.put_grips(grip_batch)
+        latest_events = {event.event_id: event for event in batch}
+        latest_grips = {grip.grip_id: grip for grip in grip_batch}
+        for event_id, event in latest_events.items():
+            same_fields(storage.get_event(event_id), event)
+        for grip_id, grip in latest_grips.items():
+            same_fields(storage.get_grip(grip_id), grip)
+        storage.check()
+
+
+@given(suffixes)
+def test_a_read_event_is_a_copy_whose_metadata_cannot_change_the_store(suffix: str) -> None:
+    when = datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
+    event = Event(
+        event_id=ids.event_id(when, suffix),
+        session_id="s1",
+        timestamp=when,
+        role=EventRole.USER,
+        event_type=EventType.USER_MESSAGE,
+        text="hello",
+        metadata={"cwd": "/repo"},
+    )
+    with InMemoryStorage() as storage:
+        storage.put_event(event)
+        storage.get_event(event.event_id).metadata["cwd"] = "/elsewhere"
+        assert storage.get_event(event.event_id).metadata == {"cwd": "/repo"}
