@@ -7,6 +7,8 @@ navigator so that the numbers travel between machines better than absolute times
 
 from __future__ import annotations
 
+import gc
+import pickle
 import random
 import tempfile
 import time
@@ -21,7 +23,7 @@ from benchmarks._timing import Timing, resident_bytes, time_calls, timing_of
 from benchmarks.synth import SyntheticTree, Vocabulary, generate_events, generate_tree
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
-from tocsearch.models import TocNode
+from tocsearch.models import Grip, TocNode
 from tocsearch.navigate import Navigator
 from tocsearch.search import rank_nodes, search_children, search_node
 from tocsearch.storage.jsondir import JsonDirStorage
@@ -39,6 +41,7 @@ __all__ = [
     "measure_search_children",
     "measure_search_node",
     "segment_text",
+    "write_tree_batches",
 ]
 
 
@@ -268,12 +271,38 @@ def measure_jsondir_open(nodes: int, repeats: int, *, seed: int = 13) -> OpenRow
     return OpenRow(stored, write_seconds, timing_of(opens), timing_of(plains), timing_of(hinteds))
 
 
-def measure_memory(segments: int) -> tuple[int, int]:
-    """Resident bytes added by a tree of ``segments`` segments held in an InMemoryStorage, and
-    the number of nodes. Run it in a fresh process: freed memory is not always returned."""
-    before = resident_bytes()
+def write_tree_batches(segments: int, path: Path, *, batch: int = 500) -> None:
+    """Generate a tree of ``segments`` segments and pickle it to ``path`` in batches: ``batch``
+    segments with their grips at a time, then the rollups, as a builder hands them to a
+    store."""
     tree = generate_tree(segments)
+    grips: dict[str | None, list[Grip]] = {}
+    for grip in tree.grips:
+        grips.setdefault(grip.toc_node_id, []).append(grip)
+    with path.open("wb") as handle:
+        for first in range(0, len(tree.segments), batch):
+            nodes = tree.segments[first : first + batch]
+            held = [grip for node in nodes for grip in grips.get(node.node_id, ())]
+            pickle.dump((nodes, held), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((tree.rollups, grips.get(None, [])), handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def measure_memory(path: Path) -> tuple[int, int]:
+    """Resident bytes added by an InMemoryStorage holding the tree that
+    :func:`write_tree_batches` wrote to ``path``, put one batch at a time (what a build keeps,
+    not what it made on the way), and the number of nodes. Run it in a fresh process: freed
+    memory is not always returned."""
+    gc.collect()
+    before = resident_bytes()
     storage = InMemoryStorage()
-    load_tree(tree, storage)
-    del tree
+    with path.open("rb") as handle:
+        while True:
+            try:
+                nodes, grips = pickle.load(handle)
+            except EOFError:
+                break
+            storage.put_nodes(nodes)
+            storage.put_grips(grips)
+            del nodes, grips
+    gc.collect()
     return resident_bytes() - before, storage.count_nodes()

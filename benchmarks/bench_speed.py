@@ -30,6 +30,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +58,7 @@ from benchmarks._speed import (
     measure_navigate,
     measure_search_children,
     measure_search_node,
+    write_tree_batches,
 )
 from benchmarks._timing import Timing
 from tocsearch.errors import InvalidArgument
@@ -163,13 +165,19 @@ def render_open(row: OpenRow) -> str:
 
 
 def memory_in_child(segments: int) -> tuple[int, int]:
-    """Resident bytes for a tree of ``segments`` segments, measured in a fresh interpreter."""
-    output = subprocess.run(
-        [sys.executable, __file__, "--memory-child", str(segments)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    """Resident bytes for a tree of ``segments`` segments, stored batch by batch in a fresh
+    interpreter (another one generates the tree, so its garbage is not counted)."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "tree.pickle"
+        subprocess.run(
+            [sys.executable, __file__, "--memory-tree", str(segments), str(path)], check=True
+        )
+        output = subprocess.run(
+            [sys.executable, __file__, "--memory-child", str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     added, nodes = json.loads(output)
     return int(added), int(nodes)
 
@@ -205,8 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DIGEST",
         help="read the cached stores earlier sources built (their source digest)",
     )
-    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-tree", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_tree is not None:
+        write_tree_batches(int(args.memory_tree[0]), Path(args.memory_tree[1]))
+        return 0
     if args.memory_child is not None:
         print(json.dumps(measure_memory(args.memory_child)))
         return 0
