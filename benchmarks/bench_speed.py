@@ -164,22 +164,26 @@ def render_open(row: OpenRow) -> str:
     )
 
 
-def memory_in_child(segments: int) -> tuple[int, int]:
+def memory_in_child(segments: int) -> list[tuple[str, int, int]]:
     """Resident bytes for a tree of ``segments`` segments, stored batch by batch in a fresh
-    interpreter (another one generates the tree, so its garbage is not counted)."""
+    interpreter (another one generates the tree, so its garbage is not counted), with nodes as
+    objects and with segments packed: ``(mode, bytes, nodes)`` rows."""
+    rows: list[tuple[str, int, int]] = []
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "tree.pickle"
         subprocess.run(
             [sys.executable, __file__, "--memory-tree", str(segments), str(path)], check=True
         )
-        output = subprocess.run(
-            [sys.executable, __file__, "--memory-child", str(path)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    added, nodes = json.loads(output)
-    return int(added), int(nodes)
+        for mode, flags in (("nodes as objects", []), ("pack_segments=True", ["--memory-packed"])):
+            output = subprocess.run(
+                [sys.executable, __file__, "--memory-child", str(path), *flags],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            added, nodes = json.loads(output)
+            rows.append((mode, int(added), int(nodes)))
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,12 +219,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--memory-tree", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--memory-child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-packed", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_tree is not None:
         write_tree_batches(int(args.memory_tree[0]), Path(args.memory_tree[1]))
         return 0
     if args.memory_child is not None:
-        print(json.dumps(measure_memory(args.memory_child)))
+        print(json.dumps(measure_memory(args.memory_child, pack_segments=args.memory_packed)))
         return 0
     quick = args.quick
     sizes = [
@@ -270,13 +275,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         opened = measure_jsondir_open(open_nodes, 3 if quick else 5)
         print("## Opening a JSON-dir store\n\n" + render_open(opened) + "\n", flush=True)
     if "memory" in sections:
-        added, nodes = memory_in_child(memory_segments)
-        per_100k = added * 100_000 / memory_segments
-        print(
-            "## Resident memory (InMemoryStorage, nodes and grips)\n\n"
-            f"{memory_segments:,} segments ({nodes:,} nodes, 5 grips per segment): "
-            f"{added / 2**20:,.0f} MiB, {per_100k / 2**20:,.0f} MiB per 100k segments\n"
-        )
+        lines = [
+            "## Resident memory (InMemoryStorage, nodes and grips)\n",
+            f"{memory_segments:,} segments, 5 grips per segment, stored 500 segments at a time:\n",
+            "| store | nodes | MiB | MiB per 100k segments | bytes per segment |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for mode, added, nodes in memory_in_child(memory_segments):
+            lines.append(
+                f"| {mode} | {nodes:,} | {added / 2**20:,.0f} "
+                f"| {added * 100_000 / memory_segments / 2**20:,.0f} "
+                f"| {added / memory_segments:,.0f} |"
+            )
+        print("\n".join(lines) + "\n", flush=True)
     if "planted" in sections:
         planted_rows, notes = run_planted(plan, planted)
         print(

@@ -16,7 +16,8 @@ from tocsearch.storage.protocol import Storage
 from tocsearch.storage.shelf import ShelveStorage
 from tocsearch.storage.sqlite import SqliteStorage
 
-BACKENDS = ("memory", "jsondir", "shelve", "sqlite")
+BACKENDS = ("memory", "memory-packed", "jsondir", "shelve", "sqlite")
+MEMORY_BACKENDS = ("memory", "memory-packed")
 FILE_BACKENDS = ("jsondir", "shelve", "sqlite")
 
 
@@ -24,6 +25,8 @@ def open_store(backend: str, path: Path | None, *, readonly: bool = False) -> St
     """A store of the named backend; file backends live at ``path``."""
     if backend == "memory":
         return InMemoryStorage()
+    if backend == "memory-packed":
+        return InMemoryStorage(pack_segments=True)
     return open_file_store(backend, path, readonly=readonly)
 
 

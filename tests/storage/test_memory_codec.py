@@ -8,11 +8,19 @@ from datetime import datetime, timedelta, timezone
 import attrs
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.strategies import events, grips, suffixes
+from tests.strategies import events, grips, suffixes, toc_nodes
 
 from tocsearch import ids
-from tocsearch.models import Event, EventRole, EventType, Grip
-from tocsearch.storage._memory_codec import pack_event, pack_grip, unpack_event, unpack_grip
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.storage._memory_codec import (
+    pack_event,
+    pack_grip,
+    pack_node,
+    unpack_event,
+    unpack_grip,
+    unpack_node,
+)
 from tocsearch.storage.memory import InMemoryStorage
 
 # Any Unicode text, unpaired surrogates included: a grip's excerpt keeps them as given.
@@ -63,6 +71,54 @@ def wide_events(draw: st.DrawFn) -> Event:
         metadata=draw(st.dictionaries(any_text, any_text, max_size=4)),
         agent=draw(st.none() | any_text),
     )
+
+
+@st.composite
+def wide_nodes(draw: st.DrawFn) -> TocNode:
+    """Nodes of any level with any texts, bullets, ids and digest, at any time in any zone."""
+    node = draw(toc_nodes())
+    start = draw(any_times)
+    texts = st.lists(any_text, max_size=4).map(tuple)
+    return attrs.evolve(
+        node,
+        title=draw(any_text),
+        start_time=start,
+        end_time=start + draw(st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=9))),
+        bullets=tuple(
+            TocBullet(text, grip_ids)
+            for text, grip_ids in draw(st.lists(st.tuples(any_text, texts), max_size=6))
+        ),
+        keywords=draw(texts),
+        child_node_ids=draw(texts),
+        summary=draw(st.none() | any_text),
+        version=draw(st.integers(-(2**70), 2**70)),
+        event_ids=draw(texts),
+        overlap_event_ids=draw(texts),
+        digest=draw(any_text),
+    )
+
+
+@given(wide_nodes())
+def test_a_packed_node_unpacks_to_the_same_node(node: TocNode) -> None:
+    packed = pack_node(node)
+    assert isinstance(packed, bytes)
+    unpacked = unpack_node(node.node_id, packed)
+    same_fields(unpacked, node)
+    for mine, theirs in zip(unpacked.bullets, node.bullets, strict=True):
+        same_fields(mine, theirs)
+
+
+def test_a_node_with_a_str_subclass_is_kept_as_it_is() -> None:
+    start = datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
+    node = TocNode(
+        node_id="toc:segment:2026-01-30:s1",
+        level=TocLevel.SEGMENT,
+        title=_Text("Rotated the credentials"),
+        start_time=start,
+        end_time=start,
+    )
+    assert pack_node(node) is node
+    assert unpack_node(node.node_id, node) is node
 
 
 @given(wide_grips())

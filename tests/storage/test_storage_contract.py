@@ -21,6 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from tests._support.storage_helpers import (
     BACKENDS,
     FILE_BACKENDS,
+    MEMORY_BACKENDS,
     make_event,
     make_node,
     open_store,
@@ -70,7 +71,7 @@ class StoreModel(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.directory: Path | None = None
-        if self.backend != "memory":
+        if self.backend not in MEMORY_BACKENDS:
             self.directory = Path(tempfile.mkdtemp(prefix="tocsearch-contract-")) / "store"
         self.store = open_store(self.backend, self.directory)
         self.nodes: dict[str, TocNode] = {}
@@ -287,6 +288,7 @@ def _machine_test(backend: str) -> type[TestCase]:
 
 
 TestMemoryContract = _machine_test("memory")
+TestPackedMemoryContract = _machine_test("memory-packed")
 TestJsonDirContract = _machine_test("jsondir")
 TestShelveContract = _machine_test("shelve")
 TestSqliteContract = _machine_test("sqlite")

@@ -30,12 +30,24 @@ returns the record itself and ``unpack_*`` hands it back as it was.
 from __future__ import annotations
 
 import marshal
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
-from tocsearch.models import Event, EventRole, EventType, Grip
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
 
-__all__ = ["PackedEvent", "PackedGrip", "pack_event", "pack_grip", "unpack_event", "unpack_grip"]
+__all__ = [
+    "PackedEvent",
+    "PackedGrip",
+    "PackedNode",
+    "pack_event",
+    "pack_grip",
+    "pack_node",
+    "unpack_event",
+    "unpack_grip",
+    "unpack_node",
+]
 
 PackedGrip = bytes | Grip
 """A grip as InMemoryStorage keeps it: packed bytes, or the grip itself when it cannot be."""
@@ -43,12 +55,18 @@ PackedGrip = bytes | Grip
 PackedEvent = bytes | Event
 """An event as InMemoryStorage keeps it: packed bytes, or the event itself when it cannot be."""
 
+PackedNode = bytes | TocNode
+"""A node as InMemoryStorage keeps it: packed bytes, or the node itself."""
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 _ROLES = tuple(EventRole)
 _ROLE_CODES = {role: code for code, role in enumerate(_ROLES)}
 _TYPES = tuple(EventType)
 _TYPE_CODES = {kind: code for code, kind in enumerate(_TYPES)}
+_LEVELS = tuple(TocLevel)
+_LEVEL_CODES = {level: code for code, level in enumerate(_LEVELS)}
+_UTC = timezone.utc
 
 # Records are rebuilt field by field: object.__setattr__ writes a slot of a frozen attrs class
 # without its converters and validators, which the packed values already passed.
@@ -63,6 +81,20 @@ def _microseconds(moment: datetime) -> int:
 
 def _moment(microseconds: int) -> datetime:
     return _EPOCH + timedelta(microseconds=microseconds)
+
+
+def _state(moment: datetime) -> bytes:
+    """A UTC time as the ten bytes its pickle holds (year to microsecond, and fold), which
+    ``datetime(state, timezone.utc)`` reads back in one call: nodes are read thousands at a
+    time, and this is five times faster than adding microseconds to the epoch."""
+    state = moment.__reduce__()[1][0]
+    assert isinstance(state, bytes)
+    return state
+
+
+# The constructor pickle itself calls for a datetime: ``datetime(state, tzinfo)``, which the type
+# stubs do not declare.
+_from_state: Callable[[bytes, tzinfo], datetime] = datetime  # type: ignore[assignment]
 
 
 def _packed(values: tuple[Any, ...]) -> bytes | None:
@@ -136,3 +168,60 @@ def unpack_event(event_id: str, packed: PackedEvent) -> Event:
     _set(event, "metadata", dict(zip(flat[::2], flat[1::2], strict=True)) if flat else {})
     _set(event, "agent", agent)
     return event
+
+
+def pack_node(node: TocNode) -> PackedNode:
+    """The node without its id, packed (bullets as a flat tuple of texts and grip-id tuples,
+    times as pickle states); the node itself when a field cannot be packed."""
+    packed = _packed(
+        (
+            _LEVEL_CODES[node.level],
+            node.title,
+            _state(node.start_time),
+            _state(node.end_time),
+            tuple(item for bullet in node.bullets for item in (bullet.text, bullet.grip_ids)),
+            node.keywords,
+            node.child_node_ids,
+            node.summary,
+            node.version,
+            node.event_ids,
+            node.overlap_event_ids,
+            node.digest,
+        )
+    )
+    return node if packed is None else packed
+
+
+def unpack_node(node_id: str, packed: PackedNode) -> TocNode:
+    """The node that :func:`pack_node` packed, under its id.
+
+    Runtime: a few microseconds for a segment of five bullets (one ``marshal.loads``, the node,
+    its bullets and two datetimes).
+    """
+    if not isinstance(packed, bytes):
+        return packed
+    level, title, start, end, flat, keywords, children, summary, version, owned, overlap, digest = (
+        marshal.loads(packed)
+    )
+    bullets = []
+    texts = iter(flat)
+    for text in texts:
+        bullet = _new(TocBullet)
+        _set(bullet, "text", text)
+        _set(bullet, "grip_ids", next(texts))
+        bullets.append(bullet)
+    node = _new(TocNode)
+    _set(node, "node_id", node_id)
+    _set(node, "level", _LEVELS[level])
+    _set(node, "title", title)
+    _set(node, "start_time", _from_state(start, _UTC))
+    _set(node, "end_time", _from_state(end, _UTC))
+    _set(node, "bullets", tuple(bullets))
+    _set(node, "keywords", keywords)
+    _set(node, "child_node_ids", children)
+    _set(node, "summary", summary)
+    _set(node, "version", version)
+    _set(node, "event_ids", owned)
+    _set(node, "overlap_event_ids", overlap)
+    _set(node, "digest", digest)
+    return node
