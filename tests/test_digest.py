@@ -196,3 +196,11 @@ def test_a_term_that_folds_into_two_words_is_never_ruled_out() -> None:
     assert digest.may_contain("İstanbul")
     assert digest.holds(TermDigest.probes("istanbul".replace("i", "i\u0307", 1)))
     assert not digest.may_contain("ankara")
+
+
+@given(st.sets(st.integers(min_value=0, max_value=DIGEST_BITS - 1), max_size=3000))
+def test_a_full_digest_sized_is_the_sized_digest_of_its_positions(positions: set[int]) -> None:
+    """Folding a full-size digest gives, bit for bit, the digest sized to its positions."""
+    full = TermDigest.from_positions(positions)
+    assert full.sized() == TermDigest.from_positions(positions, sized=True)
+    assert full.sized().bits == TermDigest.from_positions(positions, sized=True).bits

@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.ingest_strategies import SMALL_CONFIG, batchings, event_streams
 
+from tocsearch.digest import TermDigest
 from tocsearch.ids import parse_node_id
 from tocsearch.ingest import TocBuilder, check_tree
-from tocsearch.ingest._digests import day_digest, union_digest
+from tocsearch.ingest._digests import day_digest, segment_positions, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
@@ -108,3 +109,16 @@ def test_a_parents_digest_is_the_union_of_its_childrens(data: st.DataObject) -> 
         for node in storage.get_nodes_by_level(level):
             children = [storage.get_node(child) for child in node.child_node_ids]
             assert node.digest == union_digest(children), node.node_id
+
+
+@given(st.data())
+def test_a_segments_digest_is_sized_to_its_events_and_texts(data: st.DataObject) -> None:
+    """However the events were batched, each segment's digest is the sized digest of the
+    bit positions of its own events and texts, whether it has its day to itself or not."""
+    events = data.draw(event_streams(max_size=30))
+    storage = build(data.draw(batchings(events)))
+    by_id = {event.event_id: event for event in events}
+    for segment in storage.get_nodes_by_level(TocLevel.SEGMENT):
+        owned = [by_id[event_id] for event_id in segment.event_ids]
+        expected = TermDigest.from_positions(segment_positions(owned, segment), sized=True)
+        assert segment.digest == expected.to_text(), segment.node_id

@@ -92,6 +92,8 @@ class _Run:
     grips: dict[str, Grip] = attrs.field(factory=dict)
     # Digest bit positions of the segments built on the current day, by node id.
     positions: dict[str, Collection[int]] = attrs.field(factory=dict)
+    # The full-size digest of a segment alone on its day: the day's digest.
+    alone: TermDigest | None = None
     # The newest day of the build: the next ingest of a growing history rebuilds it, so its
     # segments' positions are remembered (those of other days would cost more than they save).
     newest: date | None = None
@@ -274,8 +276,13 @@ class TocBuilder:
         if events:
             tail, key = self._tail_before(events[0], run)
             plans = plan_segments(events, self.config, self.estimator, tail, key)
+            run.alone = None
             for plan in plans:
-                nodes.append(self._build_segment(plan, stored.pop(plan.node_id, None), run))
+                nodes.append(
+                    self._build_segment(
+                        plan, stored.pop(plan.node_id, None), run, alone=len(plans) == 1
+                    )
+                )
             run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
             built = run.positions
             remembered = self._segment_positions.of
@@ -287,7 +294,7 @@ class TocBuilder:
                     for plan, node in zip(plans, nodes, strict=True)
                 ]
 
-            text, digest = self._day_digests.of(events, nodes, positions)
+            text, digest = self._day_digests.of(events, nodes, positions, run.alone)
             run.digests_by_day[day] = text
             run.fresh.add(day_id(day), text, digest)
             if day == run.newest:
@@ -301,13 +308,15 @@ class TocBuilder:
             self._drop_grips(dropped, run)
         run.segments_by_day[day] = nodes
 
-    def _build_segment(self, plan: SegmentPlan, old: TocNode | None, run: _Run) -> TocNode:
+    def _build_segment(
+        self, plan: SegmentPlan, old: TocNode | None, run: _Run, *, alone: bool
+    ) -> TocNode:
         if old is not None and not run.force and old.event_ids == plan.event_ids:
             # The same events give the same summary: only the overlap can differ.
             node = attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids)
             if not node.digest:
                 # Built before segments had digests: the events give it.
-                node = self._with_digest(node, plan, run)
+                node = self._with_digest(node, plan, run, alone=alone)
             node = with_version(node, old)
         else:
             summary = self.summarizer.summarize_events(for_summary(plan.events, self.config))
@@ -315,7 +324,7 @@ class TocBuilder:
             for grip in grips:
                 run.grips[grip.grip_id] = grip
             node = segment_node(plan, summary, bullets)
-            node = with_version(self._with_digest(node, plan, run), old)
+            node = with_version(self._with_digest(node, plan, run, alone=alone), old)
             if old is not None:
                 self._drop_grips(old, run)
         if node is not old:
@@ -327,11 +336,17 @@ class TocBuilder:
         return node
 
     @staticmethod
-    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run) -> TocNode:
+    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run, *, alone: bool) -> TocNode:
         """``node`` with the digest of its events and texts; the bit positions are kept for
-        the day's digest."""
+        the day's digest. A segment ``alone`` on its day has the day's positions: their
+        full-size digest is kept as the day's, and folded for the segment's."""
         positions = run.positions[node.node_id] = segment_positions(plan.events, node)
-        return attrs.evolve(node, digest=TermDigest.from_positions(positions, sized=True).to_text())
+        if alone:
+            run.alone = TermDigest.from_positions(positions)
+            digest = run.alone.sized()
+        else:
+            digest = TermDigest.from_positions(positions, sized=True)
+        return attrs.evolve(node, digest=digest.to_text())
 
     @staticmethod
     def _drop_grips(node: TocNode, run: _Run) -> None:

@@ -121,6 +121,7 @@ class DayDigests:
         events: Sequence[Event],
         segments: Sequence[TocNode],
         positions: Callable[[], Iterable[Collection[int]]] | None = None,
+        alone: TermDigest | None = None,
     ) -> tuple[str, TermDigest | None]:
         """:func:`day_digest` of ``events`` and ``segments``, with the digest itself when it
         was worked out now (None when it was remembered as text).
@@ -129,6 +130,7 @@ class DayDigests:
             positions: when the segments own exactly ``events`` between them, gives each
                 segment's :func:`segment_positions`; their union is the day's, so the day's
                 text need not be read again.
+            alone: the full-size digest of the day's one segment, which is the day's.
         """
         key = (
             tuple(event.event_id for event in events),
@@ -138,7 +140,9 @@ class DayDigests:
         if found is not None:
             self._entries.move_to_end(key)
             return found, None
-        if positions is None:
+        if alone is not None:
+            digest = alone
+        elif positions is None:
             digest = TermDigest.from_texts(_day_texts(events, segments))
         else:
             parts = list(positions())
