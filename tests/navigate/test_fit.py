@@ -98,3 +98,34 @@ def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
     )
     assert {item.segment_id for item in result.evidence} == {item.segment_id for item in offered}
     assert rendered_tokens(result) <= result.tokens_used <= 700
+
+
+def _surcharged(text: str) -> int:
+    """An estimator that is not additive: a long text costs a surcharge on top of its
+    characters, so that items measured one by one fit and their sum does not."""
+    return estimate_tokens(text) + (120 if len(text) > 1200 else 0)
+
+
+def test_the_count_of_fitting_items_follows_the_trim() -> None:
+    """When the final measure trims items that the estimates let in, the reason's count of
+    the items that fit is the count returned, and ``partial`` says that not all did."""
+    offered = _offered(12)
+    result = NavigationResult(
+        query="deploy",
+        topic="deploy",
+        terms=("deploy",),
+        time_hints=parse_time_hints("deploy", NOW),
+        steps=(),
+        evidence=(),
+        partial=False,
+        reason="",
+        tokens_used=0,
+        token_budget=900,
+        nodes_visited=3,
+        iterations=2,
+    )
+    fitted = fit(result, offered, budget=900, estimator=_surcharged, full_path=False, note=_note)
+    assert 0 < len(fitted.evidence) < len(offered)
+    assert fitted.partial
+    assert fitted.reason.endswith(f"{len(fitted.evidence)} of 12 items fit the budget")
+    assert rendered_tokens(fitted, _surcharged) <= fitted.tokens_used <= 900

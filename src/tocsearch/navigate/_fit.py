@@ -327,7 +327,12 @@ def fit(
             )
     # One meter for both shapes below: an item costs the same beside either reason.
     meter = _Meter(estimator, parse_zone(result.zone))
-    shaped = _settle(_shape(result, offered, budget, meter, full_path, note), budget, estimator)
+    shaped = _settle(
+        _shape(result, offered, budget, meter, full_path, note),
+        budget,
+        estimator,
+        _counted(result.reason, len(offered), note),
+    )
     if len(shaped.evidence) < len(offered):
         # Not every item fits beside the whole reason: the reason in brief (the limit that
         # stopped the walk, how many items fit) when that returns more of them. The
@@ -343,6 +348,7 @@ def fit(
             ),
             budget,
             estimator,
+            _counted(brief.reason, len(offered), note),
         )
         if len(brief_shaped.evidence) > len(shaped.evidence):
             shaped = brief_shaped
@@ -403,10 +409,7 @@ def _shape(
             chosen.append(lean)
             used_by = meter.item(lean, opener=None, first=True)
     used += used_by
-    reason = result.reason
-    if len(chosen) < len(offered):
-        said = note(len(chosen), len(offered))
-        reason = f"{reason}; {said}" if reason else said
+    reason = _counted(result.reason, len(offered), note)(len(chosen))
     partial = result.partial or len(chosen) < len(offered)
     shaped = attrs.evolve(
         frame, steps=path, evidence=grouped(chosen), reason=reason, partial=partial
@@ -423,16 +426,36 @@ def _shape(
     return shaped
 
 
-def _settle(result: NavigationResult, budget: int, estimator: TokenEstimator) -> NavigationResult:
+def _counted(reason: str, offered: int, note: Callable[[int, int], str]) -> Callable[[int], str]:
+    """The reason of a result that returns ``returned`` of ``offered`` items: ``reason``, and
+    the note of how many fit when not all of them did."""
+
+    def told(returned: int) -> str:
+        if returned >= offered:
+            return reason
+        said = note(returned, offered)
+        return f"{reason}; {said}" if reason else said
+
+    return told
+
+
+def _settle(
+    result: NavigationResult,
+    budget: int,
+    estimator: TokenEstimator,
+    told: Callable[[int], str],
+) -> NavigationResult:
     """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the
-    estimates above may be off for an estimator that is not additive."""
+    estimates above may be off for an estimator that is not additive. A trimmed item is
+    counted out of the reason (``told`` gives the reason for a number of items returned)."""
     while True:
         # ``result`` carries the budget as its count, the widest number it can show.
         cost = rendered_cost(result, estimator)
         if cost <= budget:
             return attrs.evolve(result, tokens_used=cost)
         if result.evidence:
-            result = attrs.evolve(result, evidence=result.evidence[:-1], partial=True)
+            kept = result.evidence[:-1]
+            result = attrs.evolve(result, evidence=kept, partial=True, reason=told(len(kept)))
         elif result.steps:
             result = attrs.evolve(result, steps=())
         else:
