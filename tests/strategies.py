@@ -244,12 +244,31 @@ def requests(draw: st.DrawFn) -> object:
 def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
     """An evidence item of a navigation result: an event (its times those of its id, or not)
     or a statement, with or without the keys its JSON form may leave out, its conversation
-    named or not."""
+    named or not; often a whole event with nothing but its id, score and text (what the JSON
+    writes as a row)."""
     from tocsearch.navigate.result import Evidence, EvidenceKind
     from tocsearch.search import SearchField
 
     kind = draw(st.sampled_from(EvidenceKind))
     start = draw(utc_datetimes())
+    if kind is EvidenceKind.EVENT and draw(st.booleans()):
+        cited_id = ids.event_id(start, draw(suffixes))
+        at = ids.parse_event_id(cited_id)[0]
+        return Evidence(
+            segment_id=draw(st.sampled_from(segments or ("s1", "s2"))),
+            segment_title=draw(st.sampled_from(["", "Title"])),
+            kind=kind,
+            text=draw(sentences),
+            field=None,
+            grip_ids=(),
+            event_ids=(cited_id,),
+            score=draw(st.floats(0.0, 1.0)),
+            matched_terms=(),
+            start_time=at,
+            end_time=at,
+            project=draw(st.sampled_from(["", "/home/dev/shop"])),
+            session_id=draw(st.sampled_from(["", "77e0"])),
+        )
     cited = draw(st.lists(st.builds(ids.event_id, utc_datetimes(), suffixes), max_size=3))
     if kind is EvidenceKind.EVENT and draw(st.booleans()):
         cited = [ids.event_id(start, draw(suffixes))]

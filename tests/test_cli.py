@@ -111,7 +111,7 @@ def test_demo_answers_the_readme_question() -> None:
     assert "refresh" in texts
     status, out, _ = run("demo")
     assert status == 0
-    assert "Evidence" in out
+    assert "[evt:" in out
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tocsearch.navigate import NavigationResult
+from tocsearch.navigate._evidence_json import flat_items
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 
@@ -29,9 +30,6 @@ def limit_named(reason: str) -> bool:
 
 def evidence_items(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The evidence items of a result's JSON (``to_dict()``, the navigate tool's answer), in
-    order, each with the ``segment_id`` of its group."""
-    return [
-        {"segment_id": group["segment_id"], **item}
-        for group in data.get("segments", [])
-        for item in group["evidence"]
-    ]
+    order, each with every key (``segment_id`` and what its group says included): a row
+    ``[event_id, score, text]`` read as the item it stands for."""
+    return flat_items(data.get("segments", []))

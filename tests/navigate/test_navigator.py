@@ -470,7 +470,7 @@ def test_markdown_has_the_search_path_and_evidence_sections() -> None:
     assert "1. **" in text
     assert "(score: 1.00)" in text
     assert "## Evidence" in text
-    assert f"**Segment: {result.segment_ids[0]}**" in text
+    assert f"**{result.segment_ids[0]}**" in text
     assert f"[{result.evidence[0].grip_ids[0]}]" in text
     assert "_Done:" in text
 

@@ -13,10 +13,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.strategies import evidence_items, sentences, words
 
+from tocsearch import ids
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
 from tocsearch.navigate._terms import searched_terms
+
+_GROUP_KEYS = ("segment_title", "project", "session_id")
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
 EVENT_ID = "evt:1769763600000:x"  # 2026-01-30 09:00 UTC
@@ -136,6 +139,19 @@ _FRAME: dict[str, Any] = {
             [{"segment_id": "s", "evidence": [{"text": "a", "score": 1, "event_ids": ["bad"]}]}],
             "required field missing @ $.evidence[0].start_time",
         ),
+        (
+            [{"segment_id": "s", "evidence": [[EVENT_ID, 1.0]]}],
+            "segments[0].evidence[0] must be an object or a row [event_id, score, text]",
+        ),
+        (
+            [{"segment_id": "s", "evidence": [[1, 1.0, "a"]]}],
+            "segments[0].evidence[0] must be an object or a row [event_id, score, text]",
+        ),
+        (
+            [{"segment_id": "s", "evidence": [["bad", 1.0, "a"]]}],
+            "required field missing @ $.evidence[0].start_time",
+        ),
+        ([{"segment_id": "s", "evidence": [[EVENT_ID, "high", "a"]]}], "evidence[0].score"),
     ],
 )
 def test_malformed_segments_are_a_clear_error(segments: Any, message: str) -> None:
@@ -180,7 +196,8 @@ def test_each_run_of_one_segment_is_one_group(evidence: list[Evidence]) -> None:
 
 def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
     """An event citing one event whose id carries its time has no kind, times, segment id or
-    repeated title in its JSON."""
+    repeated title in its JSON; with nothing else to say it is the row [event_id, score,
+    text]."""
     event_id = "evt:1770127514000:backfill.02"
     item = Evidence(
         segment_id="toc:segment:2026-02-03:140000-a8",
@@ -195,14 +212,20 @@ def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
         start_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
         end_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
     )
-    data = _result("JWT", [item, item], None).to_dict()
+    data = _result("JWT", [item, attrs.evolve(item, clipped=True)], None).to_dict()
     assert data["segments"] == [
         {
             "segment_id": "toc:segment:2026-02-03:140000-a8",
             "segment_title": "Backfill",
             "evidence": [
-                {"text": "How long will it take?", "event_ids": [event_id], "score": 1.0},
-                {"text": "How long will it take?", "event_ids": [event_id], "score": 1.0},
+                # Nothing but its id, score and text: a row.
+                [event_id, 1.0, "How long will it take?"],
+                {
+                    "text": "How long will it take?",
+                    "event_ids": [event_id],
+                    "score": 1.0,
+                    "clipped": True,
+                },
             ],
         }
     ]
@@ -269,7 +292,7 @@ def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> 
     result = attrs.evolve(_result("jwt", items, None), zone="America/Los_Angeles")
     text = result.to_markdown()
     assert (
-        "**Segment: toc:segment:2026-01-30:090000-abc** - JWT expiry "
+        "**toc:segment:2026-01-30:090000-abc** JWT expiry "
         "(2026-01-30 01:00 PST, project /home/dev/shop, session 5b1c)"
     ) in text
     assert '- 01:00 "jwt early"' in text
@@ -288,3 +311,29 @@ def test_the_status_line_stands_alone_without_a_reason() -> None:
     assert "_Done (" in bare
     assert "Done: " not in bare
     assert "_Partial result (" in attrs.evolve(result, reason="", partial=True).to_markdown()
+
+
+@given(evidence=st.lists(evidence_items(("s1", "s2")), min_size=1, max_size=8))
+def test_a_row_is_exactly_a_whole_event_with_nothing_else_to_say(
+    evidence: list[Evidence],
+) -> None:
+    """An item is written as the row [event_id, score, text] exactly when it is an event that
+    cites one event at the time of its id, with no grips, terms or clip and its group's title
+    and conversation; the row holds that id, score and text."""
+    data = _result("JWT", evidence, None).to_dict()
+    written = [item for group in data["segments"] for item in group["evidence"]]
+    group_of = {id(item): group for group in data["segments"] for item in group["evidence"]}
+    for item, shown in zip(evidence, written, strict=True):
+        group = group_of[id(shown)]
+        plain = (
+            item.kind is EvidenceKind.EVENT
+            and len(item.event_ids) == 1
+            and item.start_time == item.end_time
+            and item.start_time == ids.parse_event_id(item.event_ids[0])[0]
+            and not (item.grip_ids or item.matched_terms or item.clipped)
+            and item.field is None
+            and all(getattr(item, key) == group.get(key, "") for key in _GROUP_KEYS)
+        )
+        assert isinstance(shown, list) == plain
+        if plain:
+            assert shown == [item.event_ids[0], item.score, item.text]

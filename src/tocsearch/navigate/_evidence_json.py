@@ -53,6 +53,9 @@ _BULLETS = "bullets"
 # it is when the group leaves it out.
 _GROUP_KEYS = ("segment_title", "project", "session_id")
 
+# An item that says nothing but these is written as a row, ``[event_id, score, text]``.
+_ROW_KEYS = frozenset({"event_ids", "score", "text"})
+
 
 def _implied_start(event_ids: Any) -> str | None:
     """The time an item citing exactly one event has by default: that event's, from its id."""
@@ -84,6 +87,23 @@ def _compact(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _row(data: dict[str, Any]) -> dict[str, Any] | list[Any]:
+    """A compact item as a row ``[event_id, score, text]`` when that is all it says (a whole
+    event, nothing else to tell): the keys of each item would cost more than its id."""
+    if set(data) == _ROW_KEYS and len(data["event_ids"]) == 1:
+        return [data["event_ids"][0], data["score"], data["text"]]
+    return data
+
+
+def _unrow(item: list[Any], where: str) -> dict[str, Any]:
+    """The item dict of a row ``[event_id, score, text]``."""
+    if len(item) != len(_ROW_KEYS) or not isinstance(item[0], str) or not isinstance(item[2], str):
+        raise InvalidArgument(
+            f"{where} must be an object or a row [event_id, score, text], got {item!r:.80}"
+        )
+    return {"event_ids": [item[0]], "score": item[1], "text": item[2]}
+
+
 def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``, the
     first item's ``segment_title``, ``project`` and ``session_id`` (each left out when empty)
@@ -98,7 +118,7 @@ def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             group["evidence"] = []
             groups.append(group)
         current = groups[-1]
-        current["evidence"].append(_compact(item, current))
+        current["evidence"].append(_row(_compact(item, current)))
     return groups
 
 
@@ -127,9 +147,12 @@ def flat_items(groups: Any) -> list[dict[str, Any]]:
                 raise InvalidArgument(f"{where}.{key} must be a string, got {type(value).__name__}")
             shared[key] = value
         for index, item in enumerate(group["evidence"]):
+            if isinstance(item, list):
+                item = _unrow(item, f"{where}.evidence[{index}]")
             if not isinstance(item, dict):
                 raise InvalidArgument(
-                    f"{where}.evidence[{index}] must be an object, got {type(item).__name__}"
+                    f"{where}.evidence[{index}] must be an object or a row, "
+                    f"got {type(item).__name__}"
                 )
             full: dict[str, Any] = dict(shared)
             full.update(

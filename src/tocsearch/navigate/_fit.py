@@ -242,15 +242,19 @@ def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
     """``offered`` without what can be worked out again or looked up by id: every item's
     matched terms (the query's terms in its text), the grips of every event but the best item
     (those of its segment whose range holds it; the best item keeps them, a grip to expand),
-    and the title of every segment but the best item's."""
+    and the title and conversation (project and session) of every segment but the best
+    item's."""
     if not offered:
         return []
     best = offered[0].segment_id
     slim = [attrs.evolve(offered[0], matched_terms=())]
     for item in offered[1:]:
+        # An event's id leads to the conversation around it as its grips do.
         grips = () if item.kind is EvidenceKind.EVENT else item.grip_ids
-        title = item.segment_title if item.segment_id == best else ""
-        slim.append(attrs.evolve(item, segment_title=title, grip_ids=grips, matched_terms=()))
+        lean = attrs.evolve(item, grip_ids=grips, matched_terms=())
+        if item.segment_id != best:
+            lean = attrs.evolve(lean, segment_title="", project="", session_id="")
+        slim.append(lean)
     return slim
 
 

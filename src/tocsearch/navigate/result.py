@@ -259,34 +259,32 @@ class NavigationResult:
         times are shown on the :attr:`zone` clock.
         """
         zone = parse_zone(self.zone)
-        lines = ["## Search Path" if include_path else "## Question", "", f'Query: "{self.query}"']
+        # Sections only when there is a path to set the evidence apart from: a result whose
+        # path was left out (for the budget) is the question, the evidence and a status line.
+        sections = include_path and bool(self.steps)
+        lines = ["## Search Path", ""] if sections else []
+        lines.append(f'Query: "{self.query}"')
         for phrase, found in zip(self.time_hints.phrases, self.time_hints.ranges, strict=True):
             lines.append(f'Time: "{phrase}" -> {found.label()}')
         if self.terms:
             lines.append("Terms: " + ", ".join(self.terms))
         lines.append("")
-        if include_path:
+        if sections:
             for step in self.steps:
                 lines.extend(_step_lines(step))
-            if not self.steps:
-                lines.append(
-                    f"The path of {self.iterations} searches is left out for the budget."
-                    if self.iterations
-                    else "No node was searched."
-                )
-            lines.append("")
-        lines += ["## Evidence", ""]
+            lines += ["", "## Evidence", ""]
         if not self.evidence:
-            lines.append("No evidence found.")
+            lines += ["No evidence found.", ""]
         for _, items in _by_segment(self.evidence):
             lines += [*segment_markdown(items, zone), ""]
-        if lines[-1] != "":
-            lines.append("")
         status = "Partial result" if self.partial else "Done"
         # The fit may cut the reason away to make room for evidence: then the status stands alone.
         said = f"{status}: {self.reason}" if self.reason else status
+        searches = f"{self.iterations} searches"
+        if include_path and not self.steps:
+            searches += ", path left out" if self.iterations else ""
         lines.append(
-            f"_{said} ({self.iterations} searches, {self.nodes_visited} nodes, "
+            f"_{said} ({searches}, {self.nodes_visited} nodes, "
             f"{self.tokens_used} of {self.token_budget} tokens)_"
         )
         if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
@@ -336,13 +334,13 @@ def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> 
     the first item's title, its start on the ``zone`` clock and its conversation (project and
     session), then one line per item."""
     first = items[0]
-    title = f" - {first.segment_title}" if first.segment_title else ""
+    title = f" {first.segment_title}" if first.segment_title else ""
     where = [local_time(first.start_time, zone)]
     if first.project:
         where.append(f"project {first.project}")
     if first.session_id:
         where.append(f"session {first.session_id}")
-    heading = f"**Segment: {first.segment_id}**{title} ({', '.join(where)})"
+    heading = f"**{first.segment_id}**{title} ({', '.join(where)})"
     day = first.start_time.astimezone(zone).date()
     return [heading, *(_evidence_line(item, day, zone) for item in items)]
 
