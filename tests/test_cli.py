@@ -82,9 +82,18 @@ def test_browse_show_and_search_walk_the_tree(store: Path) -> None:
 
 
 def test_navigate_and_expand_cite_raw_events(store: Path) -> None:
-    """navigate returns evidence with grip ids, and expand shows the events behind a grip."""
+    """navigate returns evidence with grip ids when the budget has room for them, and expand
+    shows the events behind a grip."""
     status, out, err = run(
-        "navigate", JWT_QUESTION, "--store", str(store), "--now", "2026-04-10T23:00:00Z", "--json"
+        "navigate",
+        JWT_QUESTION,
+        "--store",
+        str(store),
+        "--now",
+        "2026-04-10T23:00:00Z",
+        "--budget",
+        "4000",
+        "--json",
     )
     assert status == 0, err
     result = json.loads(out)

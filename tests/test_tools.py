@@ -62,9 +62,12 @@ def test_definitions_are_copies() -> None:
 
 
 def test_navigate_then_expand_a_cited_grip(tools: AgentTools) -> None:
-    """navigate cites grips, and expand_grip returns the raw events behind one of them."""
+    """navigate cites grips when the budget has room for them, and expand_grip returns the raw
+    events behind one of them."""
     result = call(
-        tools, "navigate", '{"query": "what did we decide about JWT refresh tokens last week"}'
+        tools,
+        "navigate",
+        {"query": "what did we decide about JWT refresh tokens last week", "token_budget": 4000},
     )
     grip_ids = [grip for item in evidence_items(result) for grip in item.get("grip_ids", [])]
     assert grip_ids

@@ -240,15 +240,15 @@ def grouped(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
 
 def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
     """``offered`` without what can be worked out again or looked up by id: every item's
-    matched terms (the query's terms in its text), the grips of every event but the best item
-    (those of its segment whose range holds it; the best item keeps them, a grip to expand),
-    and the title and conversation (project and session) of every segment but the best
+    matched terms (the query's terms in its text), the grips of every event (those of its
+    segment whose range holds it: expanding the event shows the conversation around it as
+    well), and the title and conversation (project and session) of every segment but the best
     item's."""
     if not offered:
         return []
     best = offered[0].segment_id
-    slim = [attrs.evolve(offered[0], matched_terms=())]
-    for item in offered[1:]:
+    slim: list[Evidence] = []
+    for item in offered:
         # An event's id leads to the conversation around it as its grips do.
         grips = () if item.kind is EvidenceKind.EVENT else item.grip_ids
         lean = attrs.evolve(item, grip_ids=grips, matched_terms=())
@@ -338,9 +338,10 @@ def fit(
         _counted(result.reason, len(offered), note),
     )
     if len(shaped.evidence) < len(offered):
-        # Not every item fits beside the whole reason: the reason in brief (the limit that
-        # stopped the walk, how many items fit) when that returns more of them. The
-        # explanation shrinks with the budget; the evidence is what was asked for.
+        # Not every item fits beside the whole explanation: the reason in brief (the limit
+        # that stopped the walk, how many items fit) and the path only in the room the
+        # evidence leaves (unless the caller asked for it), when that returns more of them.
+        # The explanation shrinks with the budget; the evidence is what was asked for.
         brief_shaped = _settle(
             _shape(
                 attrs.evolve(brief, tokens_used=result.tokens_used),
@@ -349,6 +350,7 @@ def fit(
                 meter,
                 full_path,
                 note,
+                path_share=0.0,
             ),
             budget,
             estimator,
@@ -366,6 +368,8 @@ def _shape(
     meter: _Meter,
     full_path: bool,
     note: Callable[[int, int], str],
+    *,
+    path_share: float = _PATH_SHARE,
 ) -> NavigationResult:
     estimator = meter.estimator
     full = result.steps
@@ -385,7 +389,7 @@ def _shape(
         keep = min(max(best.json, best.markdown), (budget - widest) // 2)
         allowance = budget - widest - told - keep
     else:
-        allowance = int(budget * _PATH_SHARE)
+        allowance = int(budget * path_share)
     paths = [full, compact, terse] if full_path else [compact, terse]
     path: tuple[NavigationStep, ...] = ()
     path_cost = _Cost(0, 0)
