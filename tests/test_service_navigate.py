@@ -49,7 +49,9 @@ def test_navigate_limit_caps_the_evidence(service: MemoryService) -> None:
     assert len(one.evidence) == 1
     (best,) = one.evidence
     assert best.matched_terms
-    assert best == attrs.evolve(full.evidence[0], matched_terms=best.matched_terms)
+    assert best == attrs.evolve(
+        full.evidence[0], matched_terms=best.matched_terms, grip_ids=best.grip_ids
+    )
 
 
 def test_a_window_before_the_history_leaves_no_evidence(service: MemoryService) -> None:
