@@ -7,9 +7,10 @@ segment is one group with the segment's id, title and conversation (``project`` 
 equals its group's, its ``kind`` when it
 is an event, its ``start_time`` when the one event it cites carries that time in its id (event
 ids hold their timestamp, see :mod:`tocsearch.ids`), its ``end_time`` when it equals the start,
-a statement its ``field`` when it is ``bullets``, and every key that holds its default.
-:func:`flat_items` puts everything back, so a result read from its JSON equals the one
-written, and refuses groups that are not groups.
+a statement its ``field`` when it is ``bullets``, and every key that holds its default; an
+item left with nothing but its one event id, score and text is the row ``[event_id, score,
+text]``. :func:`flat_items` puts everything back, so a result read from its JSON equals the
+one written, and refuses groups that are not groups.
 
 >>> items = [
 ...     {"segment_id": "s", "segment_title": "T", "kind": "event", "text": "a",
@@ -22,7 +23,7 @@ written, and refuses groups that are not groups.
 >>> [groups[0][key] for key in ("segment_id", "segment_title", "project", "session_id")]
 ['s', 'T', '/home/dev/shop', '5b1c']
 >>> groups[0]["evidence"]
-[{'text': 'a', 'event_ids': ['evt:1769763600000:x'], 'score': 1.0}]
+[['evt:1769763600000:x', 1.0, 'a']]
 >>> flat_items(groups) == items
 True
 """
