@@ -1,16 +1,17 @@
 """Compact forms of records for :class:`~tocsearch.storage.InMemoryStorage`.
 
-A record held as a Python object costs an object per field: a grip with its two event ids, its
+A record held as Python objects costs an object per field: a grip with its two event ids, its
 excerpt and its timestamp is about 400 bytes; an event with its metadata dict about 400 bytes
-beside its text. Packed with :mod:`marshal` (C code, UTF-8 text, small ints in a few bytes) the
-same grip is about 200 bytes in one ``bytes`` object, and an event is its text plus a few dozen
-bytes. The record's id is left out: it is the key the record is stored under.
+beside its text; a segment of five bullets about 2,000. Packed with :mod:`marshal` (C code,
+UTF-8 text, small ints in a few bytes, times as the ten bytes of their pickle) a record is one
+``bytes`` object: a grip about 200 bytes, an event its text plus a few dozen, a segment about
+650. The record's id is left out: it is the key the record is stored under.
 
 Unpacking rebuilds the record without running its converters and validators: every packed
-value came out of a record that passed them, and packing keeps values exactly (times as whole
-microseconds since the epoch, text with its unpaired surrogates). A record with a field that
-:mod:`marshal` cannot hold exactly (a ``str`` or ``int`` subclass) is not packed: ``pack_*``
-returns the record itself and ``unpack_*`` hands it back as it was.
+value came out of a record that passed them, and packing keeps values exactly (times to the
+microsecond, text with its unpaired surrogates). A record with a field that :mod:`marshal`
+cannot hold exactly (a ``str`` or ``int`` subclass) is not packed: ``pack_*`` returns the record
+itself and ``unpack_*`` hands it back as it was.
 
 >>> from datetime import datetime, timezone
 >>> grip = Grip(
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 from typing import Any
 
 from tocsearch.levels import TocLevel
@@ -58,8 +59,6 @@ PackedEvent = bytes | Event
 PackedNode = bytes | TocNode
 """A node as InMemoryStorage keeps it: packed bytes, or the node itself."""
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MICROSECOND = timedelta(microseconds=1)
 _ROLES = tuple(EventRole)
 _ROLE_CODES = {role: code for code, role in enumerate(_ROLES)}
 _TYPES = tuple(EventType)
@@ -74,19 +73,10 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _microseconds(moment: datetime) -> int:
-    """A UTC time as whole microseconds since the epoch (exact, unlike a float)."""
-    return (moment - _EPOCH) // _MICROSECOND
-
-
-def _moment(microseconds: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=microseconds)
-
-
 def _state(moment: datetime) -> bytes:
-    """A UTC time as the ten bytes its pickle holds (year to microsecond, and fold), which
-    ``datetime(state, timezone.utc)`` reads back in one call: nodes are read thousands at a
-    time, and this is five times faster than adding microseconds to the epoch."""
+    """A UTC time as the ten bytes its pickle holds (year to microsecond, and fold): exact,
+    and ``datetime(state, timezone.utc)`` reads it back in one call, five times faster than
+    adding microseconds to the epoch (nodes are read thousands at a time)."""
     state = moment.__reduce__()[1][0]
     assert isinstance(state, bytes)
     return state
@@ -111,7 +101,7 @@ def pack_grip(grip: Grip) -> PackedGrip:
             grip.excerpt,
             grip.event_id_start,
             grip.event_id_end,
-            _microseconds(grip.timestamp),
+            _state(grip.timestamp),
             grip.source,
             grip.toc_node_id,
         )
@@ -129,7 +119,7 @@ def unpack_grip(grip_id: str, packed: PackedGrip) -> Grip:
     _set(grip, "excerpt", excerpt)
     _set(grip, "event_id_start", start)
     _set(grip, "event_id_end", end)
-    _set(grip, "timestamp", _moment(stamp))
+    _set(grip, "timestamp", _from_state(stamp, _UTC))
     _set(grip, "source", source)
     _set(grip, "toc_node_id", node_id)
     return grip
@@ -142,7 +132,7 @@ def pack_event(event: Event) -> PackedEvent:
     packed = _packed(
         (
             event.session_id,
-            _microseconds(event.timestamp),
+            _state(event.timestamp),
             _ROLE_CODES[event.role],
             _TYPE_CODES[event.event_type],
             event.text,
@@ -161,7 +151,7 @@ def unpack_event(event_id: str, packed: PackedEvent) -> Event:
     event = _new(Event)
     _set(event, "event_id", event_id)
     _set(event, "session_id", session_id)
-    _set(event, "timestamp", _moment(stamp))
+    _set(event, "timestamp", _from_state(stamp, _UTC))
     _set(event, "role", _ROLES[role])
     _set(event, "event_type", _TYPES[kind])
     _set(event, "text", text)

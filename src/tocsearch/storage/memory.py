@@ -37,6 +37,9 @@ class InMemoryStorage(Backend):
             search reads. Nodes above the segments, few and read on every walk, stay objects.
     """
 
+    # A store pickled before the option existed unpickles without the instance attribute.
+    _pack_segments = False
+
     def __init__(self, *, pack_segments: bool = False) -> None:
         super().__init__()
         self._pack_segments = pack_segments
