@@ -192,3 +192,20 @@ def test_a_read_event_is_a_copy_whose_metadata_cannot_change_the_store(suffix: s
         storage.put_event(event)
         storage.get_event(event.event_id).metadata["cwd"] = "/elsewhere"
         assert storage.get_event(event.event_id).metadata == {"cwd": "/repo"}
+
+
+class _Moment(datetime):
+    """A datetime subclass that pickles itself its own way."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_Moment.fromisoformat, (self.isoformat(),))
+
+
+@given(grips())
+def test_a_time_of_a_datetime_subclass_packs_to_the_same_time(grip: Grip) -> None:
+    when = grip.timestamp
+    odd = attrs.evolve(grip, timestamp=_Moment.fromtimestamp(when.timestamp(), timezone.utc))
+    assert type(odd.timestamp) is _Moment
+    unpacked = unpack_grip(odd.grip_id, pack_grip(odd))
+    assert unpacked.timestamp == odd.timestamp
+    assert unpacked.timestamp.tzinfo is timezone.utc
