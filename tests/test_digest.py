@@ -204,3 +204,10 @@ def test_a_full_digest_sized_is_the_sized_digest_of_its_positions(positions: set
     full = TermDigest.from_positions(positions)
     assert full.sized() == TermDigest.from_positions(positions, sized=True)
     assert full.sized().bits == TermDigest.from_positions(positions, sized=True).bits
+
+
+@pytest.mark.parametrize("position", [DIGEST_BITS, DIGEST_BITS * 2, -DIGEST_BITS - 1])
+def test_a_full_size_position_out_of_range_is_refused(position: int) -> None:
+    """A bit position no full-size digest has is refused with a clear error."""
+    with pytest.raises(InvalidArgument, match="digest bit positions lie in 0"):
+        TermDigest.from_positions({5, position})
