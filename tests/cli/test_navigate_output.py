@@ -24,8 +24,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_segment_headings_show_local_start_project_and_session(store: Path) -> None:
-    """With --tz, each segment heading shows its start on that clock, its project and its
-    session, as the JSON names them once per segment."""
+    """With --tz, each segment heading shows its start on that clock (a date where its id
+    names another day, the first event's line its time), its project and its session, as the
+    JSON names them once per segment."""
     common = ("navigate", QUESTION, "--store", str(store), "--now", EXAMPLE_END.isoformat())
     status, out, err = run(*common, "--tz", "Asia/Kolkata", "--json")
     assert status == 0, err
@@ -39,13 +40,22 @@ def test_segment_headings_show_local_start_project_and_session(store: Path) -> N
     # The best segment names its conversation; the others may leave it to their ids when
     # that returns more items.
     assert groups[0]["project"] == "auth-service"
+    lines = text.splitlines()
     for group in groups:
         first = next(item for item in items if item["segment_id"] == group["segment_id"])
         local = datetime.fromisoformat(first["start_time"]).astimezone(ZoneInfo("Asia/Kolkata"))
-        conversation = ""
+        where = []
+        if first["kind"] == "bullet":
+            where.append(f"{local:%Y-%m-%d %H:%M} IST")
+        elif not group["segment_id"].startswith(f"toc:segment:{local:%Y-%m-%d}:"):
+            where.append(f"{local:%Y-%m-%d}")
         if "project" in group:
             assert group["project"] == "auth-service"
-            conversation = f", project auth-service, session {group['session_id']}"
-        opening = f"**{group['segment_id']}**"
-        heading = next(line for line in text.splitlines() if line.startswith(opening))
-        assert heading.endswith(f"({local:%Y-%m-%d %H:%M} IST{conversation})")
+            where += ["project auth-service", f"session {group['session_id']}"]
+        at = next(
+            n for n, line in enumerate(lines) if line.startswith(f"**{group['segment_id']}**")
+        )
+        assert lines[at].endswith(f" ({', '.join(where)})" if where else "**")
+        if first["kind"] == "event":
+            assert lines[at + 1].startswith(f"- {local:%H:%M} ")
+    assert "times Asia/Kolkata)_" in text

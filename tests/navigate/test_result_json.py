@@ -283,8 +283,10 @@ def test_an_unknown_zone_is_refused() -> None:
 
 
 def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> None:
-    """The heading shows the start on the result's clock with the project and session; an
-    event's line shows its date only when its local day differs from the heading's."""
+    """The heading shows the project and session, and the local date of its first event only
+    where the segment's id names another day; an event's line shows its time on the result's
+    clock (named once, in the status line) and its date only when its local day differs from
+    the heading's; a run that opens with a statement shows its local start."""
     items = [_said_in("/home/dev/shop", "5b1c", "jwt early", 0)]
     late = _said_in("/home/dev/shop", "5b1c", "jwt late", 1)
     items.append(attrs.evolve(late, start_time=late.start_time.replace(hour=23)))
@@ -292,14 +294,26 @@ def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> 
     result = attrs.evolve(_result("jwt", items, None), zone="America/Los_Angeles")
     text = result.to_markdown()
     assert (
-        "**toc:segment:2026-01-30:090000-abc** JWT expiry "
-        "(2026-01-30 01:00 PST, project /home/dev/shop, session 5b1c)"
-    ) in text
+        "**toc:segment:2026-01-30:090000-abc** JWT expiry (project /home/dev/shop, session 5b1c)"
+    ) in text.splitlines()
     assert '- 01:00 "jwt early"' in text
     assert '- 15:01 "jwt late"' in text
+    assert "times America/Los_Angeles)_" in text
+    # 05:00 UTC on the id's day is the evening before in Los Angeles: the heading says so.
+    at = items[0].start_time.replace(hour=5)
+    early = attrs.evolve(items[0], start_time=at, end_time=at)
+    before = attrs.evolve(result, evidence=(early,)).to_markdown()
+    assert (
+        "**toc:segment:2026-01-30:090000-abc** JWT expiry "
+        "(2026-01-29, project /home/dev/shop, session 5b1c)"
+    ) in before.splitlines()
+    assert '- 21:00 "jwt early"' in before
     kiritimati = attrs.evolve(result, zone="Pacific/Kiritimati").to_markdown()
-    assert "(2026-01-30 23:00 +14, project /home/dev/shop, session 5b1c)" in kiritimati
     assert '- 2026-01-31 13:01 "jwt late"' in kiritimati
+    statement = attrs.evolve(items[0], kind=EvidenceKind.BULLET, grip_ids=("grip:1:a",))
+    stated = attrs.evolve(result, evidence=(statement,)).to_markdown()
+    assert "(2026-01-30 01:00 PST, project /home/dev/shop, session 5b1c)" in stated
+    assert "times " not in stated
 
 
 def test_the_status_line_stands_alone_without_a_reason() -> None:

@@ -254,9 +254,10 @@ class NavigationResult:
     def to_markdown(self, *, include_path: bool = True) -> str:
         """The path and the evidence as Markdown, for a person or a model to read.
 
-        With ``include_path=False`` only the query, its time hints and the evidence are shown.
-        Each segment's heading names its conversation (project and session) and its start;
-        times are shown on the :attr:`zone` clock.
+        With ``include_path=False`` only the query, its time hints and the evidence are shown;
+        without a path to show there are no section headings. Each segment's heading names its
+        conversation (project and session) and its start where no event line or id says it;
+        times are shown on the :attr:`zone` clock, named once in the status line.
         """
         zone = parse_zone(self.zone)
         # Sections only when there is a path to set the evidence apart from: a result whose
@@ -283,10 +284,14 @@ class NavigationResult:
         searches = f"{self.iterations} searches"
         if include_path and not self.steps:
             searches += ", path left out" if self.iterations else ""
-        lines.append(
-            f"_{said} ({searches}, {self.nodes_visited} nodes, "
-            f"{self.tokens_used} of {self.token_budget} tokens)_"
+        counts = (
+            f"{searches}, {self.nodes_visited} nodes, "
+            f"{self.tokens_used} of {self.token_budget} tokens"
         )
+        if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
+            # The clock of the events' times, said once for every line.
+            counts += f", times {self.zone}"
+        lines.append(f"_{said} ({counts})_")
         if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
             lines += ["", EXPAND_EVENT]
         elif any(item.grip_ids for item in self.evidence):
@@ -332,17 +337,36 @@ EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
 def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> list[str]:
     """The Markdown lines of a run of items from one segment: a heading with the segment's id,
     the first item's title, its start on the ``zone`` clock and its conversation (project and
-    session), then one line per item."""
+    session), then one line per item.
+
+    The start of a run that opens with an event is its date alone, and only when the
+    segment's id does not already say it: the event's line shows its time, and the status
+    line names the clock once."""
     first = items[0]
     title = f" {first.segment_title}" if first.segment_title else ""
-    where = [local_time(first.start_time, zone)]
+    day = first.start_time.astimezone(zone).date()
+    where = []
+    if first.kind is not EvidenceKind.EVENT:
+        where.append(local_time(first.start_time, zone))
+    elif _segment_day(first.segment_id) != day:
+        where.append(day.isoformat())
     if first.project:
         where.append(f"project {first.project}")
     if first.session_id:
         where.append(f"session {first.session_id}")
-    heading = f"**{first.segment_id}**{title} ({', '.join(where)})"
-    day = first.start_time.astimezone(zone).date()
+    heading = f"**{first.segment_id}**{title}"
+    if where:
+        heading += f" ({', '.join(where)})"
     return [heading, *(_evidence_line(item, day, zone) for item in items)]
+
+
+def _segment_day(segment_id: str) -> date | None:
+    """The day a segment's id names, if it is a segment id."""
+    try:
+        key = parse_node_id(segment_id)
+    except ValueError:
+        return None
+    return key.first_day if key.level is TocLevel.SEGMENT else None
 
 
 def _evidence_line(item: Evidence, day: date, zone: tzinfo) -> str:
