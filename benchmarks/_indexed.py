@@ -10,7 +10,8 @@ searched in one mode, and the navigator teleported by the index.
   without the grouping by segment that ``search`` applies: how much of the hybrid ranking a
   budget keeps when turns are not delivered a segment at a time.
 - :class:`TeleportedNavigator`: the navigator at the column's budget, its walk seeded by an
-  :class:`tocsearch.index.IndexSeeder` (full text, or full text fused with vectors).
+  :class:`tocsearch.index.IndexSeeder` (full text, or full text fused with vectors; with
+  vectors the seeder's ranking of events is blended into the navigator's).
 
 Neither falls back quietly: a search that ran in another mode, or a seeder that failed (the
 navigator would walk on without it), stops the run, since its figures would be scored under a
@@ -180,6 +181,18 @@ class _WatchedSeeder:
     ) -> Sequence[tuple[str, float]]:
         try:
             entries = self._seeder.seed(query, limit=limit, start=start, end=end)
+        except Exception as error:
+            self.failure = f"{type(error).__name__}: {error}"
+            raise
+        if self._seeder.last_error:
+            self.failure = self._seeder.last_error
+        return entries
+
+    def seed_events(
+        self, query: str, *, limit: int, start: datetime | None, end: datetime | None
+    ) -> Sequence[tuple[str, str, float]]:
+        try:
+            entries = self._seeder.seed_events(query, limit=limit, start=start, end=end)
         except Exception as error:
             self.failure = f"{type(error).__name__}: {error}"
             raise

@@ -43,6 +43,7 @@ from tocsearch.ingest import BuildConfig, IngestReport, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
 from tocsearch.navigate import (
+    EventSeeder,
     Evidence,
     EvidenceKind,
     NavigationResult,
@@ -126,6 +127,7 @@ __all__ = [
     "Event",
     "EventNotFound",
     "EventRole",
+    "EventSeeder",
     "EventType",
     "Evidence",
     "EvidenceKind",

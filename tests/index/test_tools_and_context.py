@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests._support.budget import evidence_items
@@ -118,3 +120,41 @@ def test_a_seeder_over_an_unreadable_index_lets_the_walk_go_on(tmp_path: Path) -
         )
         assert "The seeder failed" in result.steps[0].reason
         assert result.evidence
+
+
+def test_an_index_seeder_with_vectors_ranks_events_of_segments(store: InMemoryStorage) -> None:
+    """seed_events names stored events with the segment that holds each, nearest first, scores
+    in (0, 1] falling, at most the limit; without vectors it names none."""
+    index = SearchIndex(store, embedder=HashingEmbedder())
+    seeder = IndexSeeder(index)
+    triples = seeder.seed_events("refresh token race", limit=7, start=None, end=None)
+    assert 1 <= len(triples) <= 7
+    ids = [event_id for event_id, _, _ in triples]
+    assert ids == index.nearest_events("refresh token race", limit=7)
+    for event_id, segment_id, score in triples:
+        segment = store.get_node(segment_id)
+        assert event_id in segment.event_ids
+        assert 0.0 < score <= 1.0
+    scores = [score for _, _, score in triples]
+    assert scores == sorted(scores, reverse=True)
+    assert seeder.last_error == ""
+    assert (
+        IndexSeeder(SearchIndex(store)).seed_events(
+            "refresh token race", limit=7, start=None, end=None
+        )
+        == []
+    )
+
+
+def test_an_index_seeder_whose_embedder_fails_ranks_no_events(store: InMemoryStorage) -> None:
+    """An embedder that raises gives no events and says why in last_error."""
+
+    class Failing(HashingEmbedder):
+        def embed(self, texts: Sequence[str]) -> Any:
+            if texts == ["refresh token race"]:
+                raise OSError("model server is down")
+            return super().embed(texts)
+
+    seeder = IndexSeeder(SearchIndex(store, embedder=Failing()))
+    assert seeder.seed_events("refresh token race", limit=5, start=None, end=None) == []
+    assert "model server is down" in seeder.last_error

@@ -12,9 +12,9 @@ Reciprocal Rank Fusion, with the index-free navigator as the fallback.
 ('hybrid', 3, True)
 """
 
+from tocsearch._fusion import reciprocal_rank_fusion
 from tocsearch.index._context import format_context, relevant_context
 from tocsearch.index._embedder import Embedder
-from tocsearch.index._fusion import reciprocal_rank_fusion
 from tocsearch.index._hashing import HashingEmbedder
 from tocsearch.index._ollama import OllamaEmbedder
 from tocsearch.index._onnx import OnnxEmbedder

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from tocsearch._checks import in_utc, whole_number
+from tocsearch._fusion import reciprocal_rank_fusion
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, StorageError
-from tocsearch.index._fusion import reciprocal_rank_fusion
 from tocsearch.models import Grip, TocNode
 from tocsearch.navigate import Navigator
 from tocsearch.storage.protocol import Storage

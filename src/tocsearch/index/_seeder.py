@@ -1,10 +1,11 @@
-"""IndexSeeder: the search index as the navigator's teleport (a ``SegmentSeeder``)."""
+"""IndexSeeder: the search index as the navigator's teleport (an ``EventSeeder``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
 
+from tocsearch._fusion import reciprocal_rank_fusion
 from tocsearch.index._search import EmbedderFailed, SearchMode, rank_segments
 from tocsearch.index._sidecar import SearchIndex
 
@@ -16,7 +17,9 @@ class IndexSeeder:
     :class:`~tocsearch.navigate.Navigator` to verify first.
 
     Full-text alone is named ``"FTS5"``; with the index's embedder the rankings are fused and
-    the seeder is ``"FTS5+vector"``. The index is synced before each query (a count check when
+    the seeder is ``"FTS5+vector"``, and it also ranks single events by their vectors
+    (:meth:`seed_events`), which the navigator blends into its own ranking of events. The
+    index is synced before each query (a count check when
     nothing changed). An embedder that fails leaves full text alone (``last_error`` says why);
     an index that cannot be read raises :class:`~tocsearch.errors.StorageError`, which the
     navigator notes in its path before walking on without the teleport.
@@ -56,3 +59,26 @@ class IndexSeeder:
             self.last_error = str(error)
             ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
         return list(ranking.segments[:limit])
+
+    def seed_events(
+        self, query: str, *, limit: int, start: datetime | None, end: datetime | None
+    ) -> Sequence[tuple[str, str, float]]:
+        """At most ``limit`` ``(event_id, segment_id, score)`` triples, nearest ``query`` by
+        vector first, scored by rank in (0, 1]. Empty without vectors: full text ranks events
+        by the query's words, as the navigator itself does. An embedder that fails gives none
+        (``last_error`` says why)."""
+        self.last_error = ""
+        if not self._vectors:
+            return []
+        self.index.sync()
+        try:
+            nearest = self.index.nearest_events(query, limit=limit, start=start, end=end)
+        except Exception as error:  # a model server down or a model that fails: words alone
+            self.last_error = f"embedder failed: {type(error).__name__}: {error}"
+            return []
+        owners = self.index.owners(nearest)
+        return [
+            (event_id, owners[event_id], score)
+            for event_id, score in reciprocal_rank_fusion(nearest)
+            if event_id in owners
+        ]

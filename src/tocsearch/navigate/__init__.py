@@ -9,10 +9,11 @@ from tocsearch.navigate.result import (
     StepMatch,
     StepPhase,
 )
-from tocsearch.navigate.seeder import SegmentSeeder
+from tocsearch.navigate.seeder import EventSeeder, SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 
 __all__ = [
+    "EventSeeder",
     "Evidence",
     "EvidenceKind",
     "NavigationResult",

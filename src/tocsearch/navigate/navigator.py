@@ -12,7 +12,9 @@ then runs in phases, each only when the ones before found too little:
 3. **Adjacent periods**: the same for the periods just before and after the hinted one.
 4. **Broaden**: drop the time restriction and search the whole history the same way.
 5. **Grep** the raw events of the segments found, then of those whose digests may hold the
-   terms, and rank them.
+   terms, and rank them; with a seeder that ranks events too (an
+   :class:`~tocsearch.navigate.seeder.EventSeeder`), blend its ranking in
+   (:mod:`tocsearch.navigate._blend`).
 
 A query with a time hint and no topic ("what did we do yesterday?", "recap of last week")
 lists the segments of that period instead. The walk is bounded by its own limits (searches,
@@ -31,6 +33,7 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._answer import candidates
+from tocsearch.navigate._blend import blend, nearest_events
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._descent import descend
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
@@ -54,7 +57,7 @@ from tocsearch.navigate.result import (
     StepPhase,
     node_label,
 )
-from tocsearch.navigate.seeder import SegmentSeeder
+from tocsearch.navigate.seeder import EventSeeder, SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
@@ -99,7 +102,8 @@ class Navigator:
         digest_cache: how many nodes' decoded term digests the navigator keeps between
             questions (0 keeps none). It only saves time.
         seeder: an index that names likely segments (:class:`SegmentSeeder`); they are
-            verified and grepped first. None walks without an index.
+            verified and grepped first. When it ranks events too (:class:`EventSeeder`),
+            that ranking is blended with the grep's. None walks without an index.
 
     Raises:
         InvalidArgument: a limit is not positive, ``threshold`` is outside [0, 1], or ``now``
@@ -196,11 +200,17 @@ class Navigator:
             if seeded and answers_alone(walk, seeded):
                 # The index led to an event that holds every term: verified, nothing to walk.
                 where = "teleported"
-                hits = grep(walk, hints.ranges, where="", seeded=seeded, beyond=False)
+                ranges = hints.ranges
+                hits = grep(walk, ranges, where="", seeded=seeded, beyond=False)
             else:
                 where = self._topical(walk, hints)
                 ranges = _searched_ranges(hints.ranges, where)
                 hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
+            if isinstance(self.seeder, EventSeeder):
+                nearest = nearest_events(
+                    walk, self.seeder, hints.topic, ranges, limit=2 * self.limits.max_evidence
+                )
+                hits = blend(hits, nearest, walk)
             offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
             summary = _topical_summary(walk, offered, where, len(terms))
         else:

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tocsearch._fusion import RRF_K
 from tocsearch.errors import InvalidArgument
 from tocsearch.index import reciprocal_rank_fusion
-from tocsearch.index._fusion import RRF_K
 
 
 def test_items_in_both_lists_rank_above_items_in_one() -> None:
@@ -48,6 +48,44 @@ def test_scores_lie_in_0_1_sorted_and_cover_every_item(lists: list[list[int]], k
     fused = reciprocal_rank_fusion(*lists, k=k)
     items = [item for item, _ in fused]
     assert sorted(items) == sorted({item for ranked in lists for item in ranked})
+    scores = [score for _, score in fused]
+    assert all(0.0 < score <= 1.0 for score in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_weights_favour_the_heavier_list() -> None:
+    """With weights 2:1, the first of the heavier list beats the first of the lighter one, and
+    an item first in both still scores 1.0."""
+    fused = reciprocal_rank_fusion(["a", "b"], ["b", "a"], weights=(2.0, 1.0))
+    assert [item for item, _ in fused] == ["a", "b"]
+    assert dict(reciprocal_rank_fusion(["a"], ["a"], weights=(2.0, 1.0)))["a"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("weights", [(1.0,), (1.0, 0.0), (1.0, -2.0), (1.0, True), (1.0, "2")])
+def test_weights_must_be_one_positive_number_per_list(weights: tuple[object, ...]) -> None:
+    """A missing, zero, negative or non-numeric weight is refused, naming what was given."""
+    with pytest.raises(InvalidArgument, match="weights must be one positive number per list"):
+        reciprocal_rank_fusion(["a"], ["b"], weights=weights)  # type: ignore[arg-type]
+
+
+@given(
+    st.lists(st.integers(0, 30), max_size=20, unique=True),
+    st.lists(st.integers(0, 30), max_size=20, unique=True),
+    st.floats(0.1, 10.0),
+    st.integers(0, 100),
+)
+def test_weighted_fusion_keeps_each_lists_own_items_in_order(
+    first: list[int], second: list[int], weight: float, k: int
+) -> None:
+    """Items only one list holds keep that list's order; scores lie in (0, 1] and never
+    increase."""
+    fused = reciprocal_rank_fusion(first, second, k=k, weights=(weight, 1.0))
+    items = [item for item, _ in fused]
+    assert sorted(items) == sorted(set(first) | set(second))
+    only_first = [item for item in first if item not in second]
+    only_second = [item for item in second if item not in first]
+    assert [item for item in items if item in only_first] == only_first
+    assert [item for item in items if item in only_second] == only_second
     scores = [score for _, score in fused]
     assert all(0.0 < score <= 1.0 for score in scores)
     assert scores == sorted(scores, reverse=True)
