@@ -61,10 +61,23 @@ def test_weights_favour_the_heavier_list() -> None:
     assert dict(reciprocal_rank_fusion(["a"], ["a"], weights=(2.0, 1.0)))["a"] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("weights", [(1.0,), (1.0, 0.0), (1.0, -2.0), (1.0, True), (1.0, "2")])
-def test_weights_must_be_one_positive_number_per_list(weights: tuple[object, ...]) -> None:
-    """A missing, zero, negative or non-numeric weight is refused, naming what was given."""
-    with pytest.raises(InvalidArgument, match="weights must be one positive number per list"):
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ((1.0,), r"weights must be one number per list \(2\), got \[1.0\]"),
+        ((1.0, 0.0), "a weight must be a finite number above 0, got 0.0"),
+        ((1.0, -2.0), "a weight must be a finite number above 0, got -2.0"),
+        ((1.0, True), "a weight must be a finite number above 0, got True"),
+        ((1.0, "2"), "a weight must be a finite number above 0, got '2'"),
+        ((1.0, float("nan")), "a weight must be a finite number above 0, got nan"),
+        ((1.0, float("inf")), "a weight must be a finite number above 0, got inf"),
+    ],
+)
+def test_weights_must_be_one_number_above_0_per_list(
+    weights: tuple[object, ...], message: str
+) -> None:
+    """A missing, zero, negative, NaN or non-numeric weight is refused, naming what was given."""
+    with pytest.raises(InvalidArgument, match=message):
         reciprocal_rank_fusion(["a"], ["b"], weights=weights)  # type: ignore[arg-type]
 
 

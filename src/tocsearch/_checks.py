@@ -14,13 +14,14 @@ tocsearch.errors.InvalidArgument: limit must be a whole number of at least 1, go
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import TypeVar
 
 from tocsearch.errors import InvalidArgument
 
-__all__ = ["in_utc", "records_of", "whole_number"]
+__all__ = ["in_utc", "positive_number", "records_of", "whole_number"]
 
 _R = TypeVar("_R")
 
@@ -37,6 +38,21 @@ def whole_number(name: str, value: int, minimum: int = 1, maximum: int | None = 
     if maximum is not None and value > maximum:
         raise InvalidArgument(f"{name} must be at most {maximum}, got {value!r}")
     return value
+
+
+def positive_number(name: str, value: float) -> float:
+    """``value`` as a float when it is a finite ``int`` or ``float`` (a ``bool`` is not)
+    above 0.
+
+    >>> positive_number("weight", 2)
+    2.0
+
+    Raises:
+        InvalidArgument: it is not; the message names ``name`` and the value.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < math.inf:
+        raise InvalidArgument(f"{name} must be a finite number above 0, got {value!r}")
+    return float(value)
 
 
 def in_utc(

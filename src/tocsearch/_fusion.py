@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
-from tocsearch._checks import whole_number
+from tocsearch._checks import positive_number, whole_number
 from tocsearch.errors import InvalidArgument
 
 __all__ = ["RRF_K", "reciprocal_rank_fusion"]
@@ -40,20 +40,18 @@ def reciprocal_rank_fusion(
     []
 
     Raises:
-        InvalidArgument: ``k`` is negative, or ``weights`` are not one positive number per
+        InvalidArgument: ``k`` is negative, or ``weights`` are not one number above 0 per
             list.
     """
     whole_number("k", k, 0)
     if weights is None:
         weights = [1.0] * len(ranked_lists)
-    elif len(weights) != len(ranked_lists) or not all(
-        isinstance(weight, (int, float)) and not isinstance(weight, bool) and weight > 0.0
-        for weight in weights
-    ):
+    elif len(weights) != len(ranked_lists):
         raise InvalidArgument(
-            f"weights must be one positive number per list ({len(ranked_lists)}), "
-            f"got {list(weights)!r}"
+            f"weights must be one number per list ({len(ranked_lists)}), got {list(weights)!r}"
         )
+    else:
+        weights = [positive_number("a weight", weight) for weight in weights]
     if not ranked_lists:
         return []
     totals: dict[_T, float] = {}
