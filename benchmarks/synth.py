@@ -26,8 +26,9 @@ from datetime import date, datetime, timedelta, timezone
 import attrs
 
 from tocsearch import ids
+from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
-from tocsearch.ingest._digests import day_digest, union_digest
+from tocsearch.ingest._digests import day_digest, segment_positions, union_digest
 from tocsearch.ingest._rollup import child_summary, parent_node
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
@@ -262,7 +263,10 @@ def _segment(
         bullets=tuple(bullets),
         keywords=_keywords(all_words, words.rank, KEYWORDS_PER_SEGMENT),
     )
-    return node, grips
+    # The digest of its texts, sized to them, as the builder gives a segment (there are no
+    # events).
+    digest = TermDigest.from_positions(segment_positions((), node), sized=True)
+    return attrs.evolve(node, digest=digest.to_text()), grips
 
 
 def _roll_up(

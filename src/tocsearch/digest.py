@@ -198,6 +198,11 @@ class TermDigest:
         """The digest's size in bits."""
         return self._mask + 1
 
+    @property
+    def bitmap(self) -> bytes:
+        """The bits, little-endian: bit ``p`` is bit ``p % 8`` of byte ``p // 8``."""
+        return self._bitmap
+
     @classmethod
     def _of_positions(cls, positions: Iterable[int], bits: int) -> TermDigest:
         # One step of Python per position, the costliest part of a digest: each operation
@@ -337,21 +342,40 @@ class TermDigest:
 
     @classmethod
     def from_text(cls, text: str) -> TermDigest:
-        """The digest stored as ``text`` by :meth:`to_text`.
+        """The digest stored as ``text`` by :meth:`to_text`. Bytes after the compressed
+        bitmap are not the digest's (a day keeps its segment map there) and are not read.
 
         Raises:
             InvalidArgument: ``text`` is not a digest of an allowed size.
         """
         try:
-            raw = zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True))
-        except (binascii.Error, zlib.error, UnicodeEncodeError, ValueError) as error:
+            packed = base64.b64decode(text.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError, ValueError) as error:
             raise InvalidArgument(f"not a term digest: {text[:40]!r} ({error})") from None
+        return cls.from_packed(packed, text)[0]
+
+    @classmethod
+    def from_packed(cls, packed: bytes, text: str = "") -> tuple[TermDigest, bytes]:
+        """The digest whose stored text decodes from base64 to ``packed`` (``text``, for the
+        error message), and the bytes after its compressed bitmap.
+
+        Raises:
+            InvalidArgument: ``packed`` is not a digest of an allowed size.
+        """
+        shown = repr(text[:40]) if text else f"{len(packed)} bytes"
+        try:
+            unpacker = zlib.decompressobj()
+            raw = unpacker.decompress(packed)
+        except zlib.error as error:
+            raise InvalidArgument(f"not a term digest: {shown} ({error})") from None
+        if not unpacker.eof:
+            raise InvalidArgument(f"not a term digest: {shown} (the bitmap is cut short)")
         if not _valid_size(len(raw)):
             raise InvalidArgument(
-                f"not a term digest: {text[:40]!r} decodes to {len(raw)} bytes, not a power "
+                f"not a term digest: {shown} decodes to {len(raw)} bytes, not a power "
                 f"of two from {_SMALLEST_BYTES} to {_BYTES}"
             )
-        return cls(raw)
+        return cls(raw), unpacker.unused_data
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TermDigest) and other._bitmap == self._bitmap

@@ -3,7 +3,9 @@
 A segment's digest holds every word of its events (every role, tool output whole, and who
 said it, from the ``speaker`` metadata) and of its own title, summary, bullets and keywords,
 sized to them (a few hundred bytes). A day's digest holds the same for all its events and
-segments, at full size, so it is a function of the stored events alone. A week, month or
+segments, at full size, so it is a function of the stored events alone; behind it sits the
+day's :class:`~tocsearch._segment_map.SegmentMap`, its segments' digests side by side, so a
+search finds the segments of the day that may hold a term without reading them. A week, month or
 year holds the union of its children's; when any child's digest is unknown (empty), so is the
 parent's, because a parent that claims less than its children say would hide them from a
 search.
@@ -15,10 +17,11 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 
+from tocsearch._segment_map import SegmentMap, attach
 from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import parent_id
-from tocsearch.models import Event, TocNode
+from tocsearch.models import Event, TocNode, time_order
 
 __all__ = [
     "DayDigests",
@@ -26,8 +29,10 @@ __all__ = [
     "SegmentPositions",
     "Unions",
     "day_digest",
+    "segment_map",
     "segment_positions",
     "union_digest",
+    "with_segment_map",
 ]
 
 _CACHED_DAYS = 4096
@@ -103,8 +108,32 @@ def _day_texts(events: Iterable[Event], segments: Sequence[TocNode]) -> list[str
 
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
-    """The digest text of a day with ``events`` and ``segments``."""
-    return TermDigest.from_texts(_day_texts(events, segments)).to_text()
+    """The digest text of a day with ``events`` and ``segments``, with the segments' map."""
+    return with_segment_map(
+        TermDigest.from_texts(_day_texts(events, segments)).to_text(), segments
+    )
+
+
+def segment_map(segments: Sequence[TocNode]) -> SegmentMap:
+    """The :class:`~tocsearch._segment_map.SegmentMap` of a day's ``segments`` (in any
+    order: the map follows the day's, by time), from their stored digests; a segment
+    without a readable digest gets a full row."""
+    ordered = sorted(segments, key=time_order)
+    digests: list[TermDigest | None] = []
+    for segment in ordered:
+        try:
+            digests.append(TermDigest.from_text(segment.digest) if segment.digest else None)
+        except InvalidArgument:
+            digests.append(None)
+    return SegmentMap.of(digests, [segment.node_id for segment in ordered])
+
+
+def with_segment_map(digest_text: str, segments: Sequence[TocNode]) -> str:
+    """A day's ``digest_text`` with the map of its ``segments`` behind it; without one when
+    no segment has a digest (such a map could rule nothing out)."""
+    if not any(segment.digest for segment in segments):
+        return digest_text
+    return attach(digest_text, segment_map(segments))
 
 
 class DayDigests:
@@ -135,6 +164,8 @@ class DayDigests:
         key = (
             tuple(event.event_id for event in events),
             tuple(node.searchable_texts for node in segments),
+            tuple(node.node_id for node in segments),
+            tuple(node.digest for node in segments),
         )
         found = self._entries.get(key)
         if found is not None:
@@ -149,7 +180,7 @@ class DayDigests:
             # One segment's positions are the day's as they are; several are joined.
             union = parts[0] if len(parts) == 1 else set().union(*parts)
             digest = TermDigest.from_positions(union)
-        text = digest.to_text()
+        text = with_segment_map(digest.to_text(), segments)
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
         if self.capacity:

@@ -4,7 +4,8 @@ A stored digest is compressed text; decoding one costs a fraction of a milliseco
 decoded one takes :data:`~tocsearch.digest.DIGEST_BITS` / 8 bytes, so decoded digests are kept
 in a small least-recently-used cache keyed by ``(node_id, version)``: a node rewritten with new
 events has a new version and is decoded afresh. An empty or malformed digest is *unknown*:
-it never rules a node out.
+it never rules a node out. A day's segment map (:mod:`tocsearch._segment_map`) is read with
+its digest and cached beside it; the day's bitmap is decompressed only when asked for.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from tocsearch._checks import whole_number
+from tocsearch._segment_map import SegmentMap, split
 from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.models import TocNode
 
 __all__ = ["DEFAULT_DIGESTS", "DigestCache"]
+
 
 DEFAULT_DIGESTS = 2048
 """How many decoded digests a navigator keeps: 64 MiB at most, enough for every year, month
@@ -31,13 +34,32 @@ class DigestCache:
 
     def __init__(self, capacity: int = DEFAULT_DIGESTS) -> None:
         self.capacity = whole_number("capacity", capacity, 0)
-        self._entries: OrderedDict[tuple[str, int, int], TermDigest | None] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, int, int], _Decoded | None] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def of(self, node: TocNode) -> TermDigest | None:
         """The decoded digest of ``node``, or None when it is unknown (empty or malformed)."""
+        entry = self._entry(node)
+        if entry is None:
+            return None
+        if entry.packed is not None:
+            # Decompressed on first use: a day read through its segment map alone never is.
+            try:
+                entry.digest = TermDigest.from_packed(entry.packed)[0]
+            except InvalidArgument:
+                entry.digest = None
+            entry.packed = None
+        return entry.digest
+
+    def segment_map(self, node: TocNode) -> SegmentMap | None:
+        """The segment map stored behind a day's digest, or None when there is none (or the
+        digest is unknown)."""
+        entry = self._entry(node)
+        return None if entry is None else entry.segment_map
+
+    def _entry(self, node: TocNode) -> _Decoded | None:
         if not node.digest:
             return None
         # The text's length is part of the key, so a node whose digest changed without a new
@@ -55,15 +77,25 @@ class DigestCache:
             except KeyError:
                 pass
             return found
-        try:
-            digest: TermDigest | None = TermDigest.from_text(node.digest)
-        except InvalidArgument:
-            digest = None
+        parts = split(node.digest)
+        entry = None if parts is None else _Decoded(*parts)
         if self.capacity:
             try:
                 while len(entries) >= self.capacity:
                     entries.popitem(last=False)
-                entries[key] = digest
+                entries[key] = entry
             except KeyError:
                 pass
-        return digest
+        return entry
+
+
+class _Decoded:
+    """A node's digest as read so far: its segment map at once, its bitmap when first asked
+    (until then ``packed`` holds it compressed)."""
+
+    __slots__ = ("digest", "packed", "segment_map")
+
+    def __init__(self, packed: bytes, segment_map: SegmentMap | None) -> None:
+        self.packed: bytes | None = packed
+        self.digest: TermDigest | None = None
+        self.segment_map = segment_map

@@ -99,13 +99,28 @@ class DigestRoute:
         """``nodes`` that may hold ``need`` terms, newest first, tallying the first pass's
         skips. ``ascending`` says ``nodes`` are in time order already (as a store returns
         children), so reversing them puts them newest first without sorting again."""
-        kept = self.lens.prune(nodes, need)
+        kept = self._pruned(nodes, need)
         if nodes:
             self._tally(need, level_of(nodes), len(nodes), len(nodes) - len(kept))
         if ascending:
             kept.reverse()
         else:
             kept.sort(key=time_order, reverse=True)
+        return kept
+
+    def _pruned(self, nodes: list[TocNode], need: int) -> list[TocNode]:
+        """``nodes`` without those that cannot hold ``need`` terms: by the segment map for a
+        day that has one (no segment may hold them), by the digest otherwise."""
+        lens = self.lens
+        kept: list[TocNode] = []
+        for node in nodes:
+            if node.level is TocLevel.DAY:
+                counts = lens.segment_counts(node)
+                if counts is not None and self._within(node):
+                    if counts and max(counts) >= need:
+                        kept.append(node)
+                    continue
+            kept.extend(lens.prune((node,), need))
         return kept
 
     def _tally(self, need: int, level: TocLevel, considered: int, skipped: int) -> None:
@@ -124,6 +139,12 @@ class DigestRoute:
         for node in nodes:
             if node.level is TocLevel.SEGMENT:
                 continue
+            if node.level is TocLevel.DAY:
+                mapped = self._mapped(node, need)
+                if mapped is not None:
+                    if mapped:
+                        yield mapped
+                    continue
             children, plain = self._children_of(node)
             if plain:
                 # A day whose segments carry no digest: none can be ruled out, so all are read
@@ -136,6 +157,34 @@ class DigestRoute:
                     yield children[::-1]
                 continue
             yield from self._descend(self._kept(children, need, ascending=True), need, read)
+
+    def _mapped(self, day: TocNode, need: int) -> list[TocNode] | None:
+        """The segments of ``day`` (newest first) that may hold ``need`` terms by the day's
+        segment map, found without reading the others; None when the map cannot tell (no
+        map, or the day reaches out of the ranges).
+
+        The map answers as the segments' own digests do, except for a segment whose digest is
+        wider than the map's rows: folded, it may be kept where its own digest would not, and
+        is then read for nothing; never the other way round."""
+        counts = self.lens.segment_counts(day)
+        if counts is None or not self._within(day):
+            return None
+        ids = day.child_node_ids
+        storage = self.storage
+        picked: list[TocNode] = []
+        for index in range(len(counts) - 1, -1, -1):
+            if counts[index] >= need:
+                child = storage.find_node(ids[index])
+                if child is not None and child.level is TocLevel.SEGMENT:
+                    picked.append(child)
+        self._tally(need, TocLevel.SEGMENT, len(counts), len(counts) - len(picked))
+        return picked
+
+    def _within(self, day: TocNode) -> bool:
+        """Whether every child of ``day`` lies inside the ranges: the day lies inside one."""
+        return not self.ranges or any(
+            span.start <= day.start_time and day.end_time < span.end for span in self.ranges
+        )
 
     def _children_of(self, node: TocNode) -> tuple[list[TocNode], bool]:
         """The node's children inside the ranges, in time order, and whether it is a day
