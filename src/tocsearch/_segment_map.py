@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from tocsearch.digest import SMALLEST_BITS, TermDigest
 
-__all__ = ["MAX_ROW_BITS", "SegmentMap", "attach", "ids_checksum", "split"]
+__all__ = ["MAX_ROW_BITS", "SegmentMap", "at_least", "attach", "ids_checksum", "split"]
 
 MAX_ROW_BITS = 4096
 """The widest row: a segment whose digest is wider is folded to this. Rows are the median
@@ -53,6 +53,26 @@ _MAGIC = b"TSM1"
 _FOOTER = struct.Struct("<BII4s")
 # For each bit of a byte, the table that turns a byte into that bit (0 or 1).
 _BIT = tuple(bytes((value >> bit) & 1 for value in range(256)) for bit in range(8))
+# For each count needed, the table that turns a count into whether it is reached (0 or 1).
+_AT_LEAST = tuple(bytes(int(value >= need) for value in range(256)) for need in range(257))
+
+
+def at_least(counts: bytes, need: int) -> list[int]:
+    """The positions in ``counts`` (as from :meth:`SegmentMap.counts`) of at least ``need``,
+    in order.
+
+    >>> at_least(bytes([0, 2, 1, 3]), 2)
+    [1, 3]
+
+    Runtime complexity: O(n) in C, then O(1) per position found.
+    """
+    flags = counts.translate(_AT_LEAST[min(max(need, 0), 256)])
+    found: list[int] = []
+    at = flags.find(1)
+    while at >= 0:
+        found.append(at)
+        at = flags.find(1, at + 1)
+    return found
 
 
 def ids_checksum(ids: Sequence[str]) -> int:
@@ -110,12 +130,11 @@ class SegmentMap:
             raise ValueError(f"at most 255 terms are counted at once, got {len(probes)}")
         count, rows, mask, width = self._count, self._rows, self._bits - 1, self._bits // 8
         total = 0
-        every = int.from_bytes(b"\x01" * count, "little")
         for term in probes:
             if term is None:
-                total += every
+                total += int.from_bytes(b"\x01" * count, "little")
                 continue
-            held = every
+            held = -1
             for at in term:
                 at &= mask
                 # The byte holding bit ``at`` of every row, turned into that bit.
@@ -127,8 +146,7 @@ class SegmentMap:
     def matching(self, probes: Sequence[tuple[int, ...] | None], need: int) -> list[int]:
         """The positions of the segments that may hold at least ``need`` of the terms, in day
         order."""
-        counts = self.counts(probes)
-        return [index for index, held in enumerate(counts) if held >= need]
+        return at_least(self.counts(probes), need)
 
     def to_bytes(self) -> bytes:
         """The map as stored behind a day digest's bitmap: the rows, then a footer."""

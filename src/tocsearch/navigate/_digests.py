@@ -54,10 +54,18 @@ class DigestCache:
         return entry.digest
 
     def segment_map(self, node: TocNode) -> SegmentMap | None:
-        """The segment map stored behind a day's digest, or None when there is none (or the
-        digest is unknown)."""
+        """The segment map stored behind a day's digest, or None when there is none, the
+        digest is unknown, or the map was not made for exactly the day's children."""
         entry = self._entry(node)
-        return None if entry is None else entry.segment_map
+        if entry is None or entry.segment_map is None:
+            return None
+        ids = node.child_node_ids
+        # Checked once per entry: the children a map was checked against are remembered.
+        if ids is not entry.checked and ids != entry.checked:
+            if not entry.segment_map.covers(ids):
+                return None
+            entry.checked = ids
+        return entry.segment_map
 
     def _entry(self, node: TocNode) -> _Decoded | None:
         if not node.digest:
@@ -93,9 +101,11 @@ class _Decoded:
     """A node's digest as read so far: its segment map at once, its bitmap when first asked
     (until then ``packed`` holds it compressed)."""
 
-    __slots__ = ("digest", "packed", "segment_map")
+    __slots__ = ("checked", "digest", "packed", "segment_map")
 
     def __init__(self, packed: bytes, segment_map: SegmentMap | None) -> None:
         self.packed: bytes | None = packed
         self.digest: TermDigest | None = None
         self.segment_map = segment_map
+        # The child ids the map was last found to cover.
+        self.checked: tuple[str, ...] | None = None

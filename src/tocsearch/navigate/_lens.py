@@ -148,7 +148,7 @@ class Lens:
         counts = None
         if day.digest and self.terms:
             segment_map = self.digests.segment_map(day)
-            if segment_map is not None and segment_map.covers(day.child_node_ids):
+            if segment_map is not None:
                 self.digest_checked.add(key)
                 counts = segment_map.counts([probes for _, probes in self._probes])
         self._counts[key] = counts

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
+from tocsearch._segment_map import at_least
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
@@ -170,13 +171,12 @@ class DigestRoute:
         if counts is None or not self._within(day):
             return None
         ids = day.child_node_ids
-        storage = self.storage
+        find = self.storage.find_node
         picked: list[TocNode] = []
-        for index in range(len(counts) - 1, -1, -1):
-            if counts[index] >= need:
-                child = storage.find_node(ids[index])
-                if child is not None and child.level is TocLevel.SEGMENT:
-                    picked.append(child)
+        for index in reversed(at_least(counts, need)):
+            child = find(ids[index])
+            if child is not None and child.level is TocLevel.SEGMENT:
+                picked.append(child)
         self._tally(need, TocLevel.SEGMENT, len(counts), len(counts) - len(picked))
         return picked
 
