@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tocsearch._segment_map import MAX_ROW_BITS, SegmentMap, attach, split
+from tocsearch._segment_map import MAX_ROW_BITS, SegmentMap, attach, split, without_map
 from tocsearch.digest import TermDigest
 from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._weights import TermMatcher
@@ -112,6 +112,8 @@ def test_a_day_digest_with_its_map_reads_as_the_plain_digest(
     packed, found = parts
     assert found == smap
     assert TermDigest.from_packed(packed) == (day, b"")
+    assert without_map(text) == day.to_text()
+    assert without_map(day.to_text()) == day.to_text()
 
 
 def test_a_digest_without_a_map_splits_into_itself_and_no_map() -> None:

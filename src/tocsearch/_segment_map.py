@@ -39,7 +39,15 @@ from collections.abc import Sequence
 
 from tocsearch.digest import SMALLEST_BITS, TermDigest
 
-__all__ = ["MAX_ROW_BITS", "SegmentMap", "at_least", "attach", "ids_checksum", "split"]
+__all__ = [
+    "MAX_ROW_BITS",
+    "SegmentMap",
+    "at_least",
+    "attach",
+    "ids_checksum",
+    "split",
+    "without_map",
+]
 
 MAX_ROW_BITS = 4096
 """The widest row: a segment whose digest is wider is folded to this. Rows are the median
@@ -215,3 +223,12 @@ def split(text: str) -> tuple[bytes, SegmentMap | None] | None:
     if found is None:
         return packed, None
     return packed[: len(packed) - found.stored_size], found
+
+
+def without_map(text: str) -> str:
+    """A digest ``text`` without the segment map behind its bitmap (``text`` itself when it
+    has none): the text of the same digest, as :meth:`TermDigest.to_text` writes it."""
+    parts = split(text)
+    if parts is None or parts[1] is None:
+        return text
+    return base64.b64encode(parts[0]).decode("ascii")

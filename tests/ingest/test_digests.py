@@ -187,8 +187,8 @@ def test_a_build_joins_the_days_it_made_without_reading_them_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Weeks, months and years of new days are the unions of the digests just made: no
-    child digest is read back from its text, and every parent still holds exactly its
-    children's union."""
+    child digest is read back from its text (a day's segment map reads its segments' small
+    digests, not through this), and every parent still holds exactly its children's union."""
     read: list[int] = []
     real = TermDigest.from_text
 

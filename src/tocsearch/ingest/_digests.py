@@ -17,7 +17,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from tocsearch._segment_map import SegmentMap, attach
+from tocsearch._segment_map import SegmentMap, attach, split, without_map
 from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import parent_id
@@ -109,9 +109,7 @@ def _day_texts(events: Iterable[Event], segments: Sequence[TocNode]) -> list[str
 
 def day_digest(events: Iterable[Event], segments: Sequence[TocNode]) -> str:
     """The digest text of a day with ``events`` and ``segments``, with the segments' map."""
-    return with_segment_map(
-        TermDigest.from_texts(_day_texts(events, segments)).to_text(), segments
-    )
+    return with_segment_map(TermDigest.from_texts(_day_texts(events, segments)).to_text(), segments)
 
 
 def segment_map(segments: Sequence[TocNode]) -> SegmentMap:
@@ -121,8 +119,9 @@ def segment_map(segments: Sequence[TocNode]) -> SegmentMap:
     ordered = sorted(segments, key=time_order)
     digests: list[TermDigest | None] = []
     for segment in ordered:
+        parts = split(segment.digest) if segment.digest else None
         try:
-            digests.append(TermDigest.from_text(segment.digest) if segment.digest else None)
+            digests.append(None if parts is None else TermDigest.from_packed(parts[0])[0])
         except InvalidArgument:
             digests.append(None)
     return SegmentMap.of(digests, [segment.node_id for segment in ordered])
@@ -278,7 +277,8 @@ class FreshUnions:
             self.add(parent, "", None, depth + 1)
             return
         if len(known) == 1:
-            union, text = known[0], texts[0]
+            # A day's text carries its segment map, which is the day's alone.
+            union, text = known[0], texts[0] if depth else without_map(texts[0])
         else:
             union = known[0].union(known[1:])
             text = union.to_text()
