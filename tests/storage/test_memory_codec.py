@@ -3,6 +3,7 @@ by type, whatever their text, times and metadata; what cannot be packed is kept 
 
 from __future__ import annotations
 
+import pickle
 from datetime import datetime, timedelta, timezone
 
 import attrs
@@ -118,7 +119,43 @@ def test_a_node_with_a_str_subclass_is_kept_as_it_is() -> None:
         end_time=start,
     )
     assert pack_node(node) is node
-    assert unpack_node(node.node_id, node) is node
+    with InMemoryStorage(pack_segments=True) as storage:
+        storage.put_node(node)
+        assert type(storage.get_node(node.node_id).title) is _Text
+        storage.check()
+
+
+@given(st.lists(wide_nodes(), max_size=5), st.booleans())
+def test_a_pickled_store_reads_back_what_it_was_given(
+    nodes: list[TocNode], pack_segments: bool
+) -> None:
+    with InMemoryStorage(pack_segments=pack_segments) as storage:
+        storage.put_nodes(nodes)
+        copied = pickle.loads(pickle.dumps(storage))
+    latest = {node.node_id: node for node in nodes}
+    with copied:
+        copied.check()
+        assert {node_id: copied.get_node(node_id) for node_id in latest} == latest
+
+
+def test_a_store_pickled_before_segments_could_be_packed_still_writes() -> None:
+    storage = InMemoryStorage()
+    state = dict(vars(storage))
+    del state["_pack_segments"], state["_packed_nodes"]
+    old = InMemoryStorage.__new__(InMemoryStorage)
+    old.__setstate__(state)
+    start = datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
+    node = TocNode(
+        node_id="toc:segment:2026-01-30:s1",
+        level=TocLevel.SEGMENT,
+        title="Rotated the credentials",
+        start_time=start,
+        end_time=start,
+    )
+    old.put_node(node)
+    assert old.get_node(node.node_id) is node
+    old.delete_node(node.node_id)
+    assert old.find_node(node.node_id) is None
 
 
 @given(wide_grips())

@@ -41,7 +41,6 @@ from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNo
 __all__ = [
     "PackedEvent",
     "PackedGrip",
-    "PackedNode",
     "pack_event",
     "pack_grip",
     "pack_node",
@@ -56,8 +55,6 @@ PackedGrip = bytes | Grip
 PackedEvent = bytes | Event
 """An event as InMemoryStorage keeps it: packed bytes, or the event itself when it cannot be."""
 
-PackedNode = bytes | TocNode
-"""A node as InMemoryStorage keeps it: packed bytes, or the node itself."""
 
 _ROLES = tuple(EventRole)
 _ROLE_CODES = {role: code for code, role in enumerate(_ROLES)}
@@ -160,7 +157,7 @@ def unpack_event(event_id: str, packed: PackedEvent) -> Event:
     return event
 
 
-def pack_node(node: TocNode) -> PackedNode:
+def pack_node(node: TocNode) -> bytes | TocNode:
     """The node without its id, packed (bullets as a flat tuple of texts and grip-id tuples,
     times as pickle states); the node itself when a field cannot be packed."""
     packed = _packed(
@@ -182,14 +179,12 @@ def pack_node(node: TocNode) -> PackedNode:
     return node if packed is None else packed
 
 
-def unpack_node(node_id: str, packed: PackedNode) -> TocNode:
+def unpack_node(node_id: str, packed: bytes) -> TocNode:
     """The node that :func:`pack_node` packed, under its id.
 
     Runtime: a few microseconds for a segment of five bullets (one ``marshal.loads``, the node,
     its bullets and two datetimes).
     """
-    if not isinstance(packed, bytes):
-        return packed
     level, title, start, end, flat, keywords, children, summary, version, owned, overlap, digest = (
         marshal.loads(packed)
     )

@@ -9,7 +9,6 @@ from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._memory_codec import (
     PackedEvent,
     PackedGrip,
-    PackedNode,
     pack_event,
     pack_grip,
     pack_node,
@@ -37,39 +36,62 @@ class InMemoryStorage(Backend):
             search reads. Nodes above the segments, few and read on every walk, stay objects.
     """
 
-    # A store pickled before the option existed unpickles without the instance attribute.
-    _pack_segments = False
-
     def __init__(self, *, pack_segments: bool = False) -> None:
         super().__init__()
         self._pack_segments = pack_segments
-        self._nodes: dict[str, PackedNode] = {}
+        self._nodes: dict[str, TocNode] = {}
+        # Packed segments (pack_segments only); an id is in one of the two node dicts at most.
+        self._packed_nodes: dict[str, bytes] = {}
         self._grips: dict[str, PackedGrip] = {}
         self._events: dict[str, PackedEvent] = {}
 
     def _read_node(self, node_id: str) -> TocNode | None:
-        packed = self._nodes.get(node_id)
-        return None if packed is None else unpack_node(node_id, packed)
+        node = self._nodes.get(node_id)
+        if node is None and self._packed_nodes:
+            packed = self._packed_nodes.get(node_id)
+            return None if packed is None else unpack_node(node_id, packed)
+        return node
 
     def _read_children(self, node_ids: list[str]) -> list[TocNode]:
-        # The dict holds exactly the indexed nodes: one lookup per id answers both questions.
+        # The dicts hold exactly the indexed nodes: one lookup per id answers both questions.
         get = self._nodes.get
         try:
-            found = [
-                (node_id, packed) for node_id in node_ids if (packed := get(node_id)) is not None
-            ]
+            if not self._packed_nodes:
+                return [node for node in map(get, node_ids) if node is not None]
+            packed_get = self._packed_nodes.get
+            found: list[TocNode] = []
+            for node_id in node_ids:
+                node = get(node_id)
+                if node is None:
+                    packed = packed_get(node_id)
+                    if packed is None:
+                        continue
+                    node = unpack_node(node_id, packed)
+                found.append(node)
+            return found
         except TypeError:  # an unhashable id
             return super()._read_children(node_ids)
-        return [unpack_node(node_id, packed) for node_id, packed in found]
 
     def _write_nodes(self, nodes: list[TocNode]) -> None:
-        pack = self._pack_segments
-        segment = TocLevel.SEGMENT
+        objects = self._nodes
+        if not self._pack_segments:
+            for node in nodes:
+                objects[node.node_id] = node
+            return
+        packed_nodes = self._packed_nodes
         for node in nodes:
-            self._nodes[node.node_id] = pack_node(node) if pack and node.level is segment else node
+            node_id = node.node_id
+            packed = pack_node(node) if node.level is TocLevel.SEGMENT else node
+            if isinstance(packed, bytes):
+                packed_nodes[node_id] = packed
+                objects.pop(node_id, None)
+            else:
+                objects[node_id] = node
+                packed_nodes.pop(node_id, None)
 
     def _erase_node(self, node_id: str) -> None:
         self._nodes.pop(node_id, None)
+        self._packed_nodes.pop(node_id, None)
 
     def _read_grip(self, grip_id: str) -> Grip | None:
         packed = self._grips.get(grip_id)
@@ -99,5 +121,10 @@ class InMemoryStorage(Backend):
 
     def _release(self) -> None:
         self._nodes.clear()
+        self._packed_nodes.clear()
         self._grips.clear()
         self._events.clear()
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        # A store pickled before segments could be packed has neither of these attributes.
+        self.__dict__.update({"_pack_segments": False, "_packed_nodes": {}, **state})
