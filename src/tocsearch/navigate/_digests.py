@@ -21,9 +21,11 @@ from tocsearch.models import TocNode
 __all__ = ["DEFAULT_DIGESTS", "DigestCache"]
 
 
-DEFAULT_DIGESTS = 2048
-"""How many decoded digests a navigator keeps: 64 MiB at most, enough for every year, month
-and week of a decade and the days a few questions narrow down to."""
+DEFAULT_DIGESTS = 4096
+"""How many decoded digests a navigator keeps: every day, week, month and year of five busy
+years (a scan of the whole history reads them all, and a cache smaller than that evicts each
+one before it is read again). A week or above takes 32 KiB decoded; a day its segment map
+(about 130 bytes a segment) and its bitmap compressed, 32 KiB once decompressed."""
 
 
 class DigestCache:
