@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tocsearch._segment_map import MAX_ROW_BITS, SegmentMap, attach, split, without_map
+from tocsearch._segment_map import (
+    MAX_ROW_BITS,
+    SegmentMap,
+    at_least,
+    attach,
+    positions,
+    split,
+    without_map,
+)
 from tocsearch.digest import TermDigest
 from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._weights import TermMatcher
@@ -17,7 +25,7 @@ from tocsearch.navigate._weights import TermMatcher
 words = st.text(alphabet="abcdeéßTOK019._-+#/", min_size=1, max_size=14)
 texts = st.lists(words, max_size=40).map(" ".join)
 # A segment's digest, or None for a segment without one.
-segments = st.lists(st.one_of(texts, st.none()), min_size=1, max_size=12)
+segments = st.lists(st.one_of(texts, st.none()), min_size=1, max_size=20)
 
 
 def _digests(values: list[str | None]) -> list[TermDigest | None]:
@@ -84,9 +92,9 @@ def test_wide_digests_are_folded_to_the_widest_row() -> None:
     text = " ".join(f"word{index}x" for index in range(3000))
     digest = TermDigest.sized_for([text])
     assert digest.bits > MAX_ROW_BITS
-    smap = SegmentMap.of([digest, digest], _ids(2))
-    assert smap.stored_size < 2 * MAX_ROW_BITS // 8 + 64
-    assert smap.matching([TermDigest.probes("word2999x")], 1) == [0, 1]
+    smap = SegmentMap.of([digest] * 16, _ids(16))
+    assert smap.stored_size < 16 * MAX_ROW_BITS // 8 + 64
+    assert smap.matching([TermDigest.probes("word2999x")], 1) == list(range(16))
 
 
 @given(segments)
@@ -160,3 +168,15 @@ def test_digests_and_ids_must_pair_up() -> None:
     """A map needs one id per digest."""
     with pytest.raises(ValueError, match="2 digests for 1 segments"):
         SegmentMap.of(_digests(["a", "b"]), _ids(1))
+
+
+@given(st.lists(st.integers(0, 255), max_size=6), st.integers(0, 7))
+def test_at_least_keeps_the_segments_set_in_enough_masks(masks: list[int], need: int) -> None:
+    """at_least sets exactly the bits set in at least ``need`` of the masks; positions lists
+    them highest first."""
+    every = 255
+    found = at_least(masks, need, every)
+    for bit in range(8):
+        held = sum(mask >> bit & 1 for mask in masks)
+        assert bool(found >> bit & 1) == (held >= need)
+    assert positions(found) == sorted((bit for bit in range(8) if found >> bit & 1), reverse=True)

@@ -3,9 +3,10 @@
 A day's term digest (:mod:`tocsearch.digest`) says whether *some* segment of the day may hold
 a word; a busy day of a long history holds a hundred or more segments, and a query's words are
 often each said somewhere in most days, rarely in one segment together. A :class:`SegmentMap`
-keeps each segment's digest of the day, folded to one size, side by side, so the segments that
-may hold a term are found with a few slices of bytes for the whole day instead of a digest
-decoded per segment.
+keeps each segment's digest of the day, folded to one size, bit-sliced: for each bit of a
+digest, one bit per segment. The segments that may hold a term are then the AND of three such
+columns (the term's probes), a few dozen bytes for the whole day, instead of a digest decoded
+per segment.
 
 It answers like the segments' own digests: a segment's row holds every bit its digest holds
 (a smaller digest repeated, a larger one folded by OR), so the map never rules out a segment
@@ -45,6 +46,7 @@ __all__ = [
     "at_least",
     "attach",
     "ids_checksum",
+    "positions",
     "split",
     "without_map",
 ]
@@ -54,33 +56,16 @@ MAX_ROW_BITS = 4096
 segment's width up to this, so a day of a few huge segments does not cost the others their
 room."""
 
-_MAGIC = b"TSM1"
-# Stored after the rows, so a reader finds the map from the end of the text without
+_MAGIC = b"TSM2"
+# Stored after the columns, so a reader finds the map from the end of the text without
 # decompressing the day's bitmap before it: log2 of the row width, segment count, checksum
 # of the segment ids, magic.
 _FOOTER = struct.Struct("<BII4s")
-# For each bit of a byte, the table that turns a byte into that bit (0 or 1).
-_BIT = tuple(bytes((value >> bit) & 1 for value in range(256)) for bit in range(8))
-# For each count needed, the table that turns a count into whether it is reached (0 or 1).
-_AT_LEAST = tuple(bytes(int(value >= need) for value in range(256)) for need in range(257))
-
-
-def at_least(counts: bytes, need: int) -> list[int]:
-    """The positions in ``counts`` (as from :meth:`SegmentMap.counts`) of at least ``need``,
-    in order.
-
-    >>> at_least(bytes([0, 2, 1, 3]), 2)
-    [1, 3]
-
-    Runtime complexity: O(n) in C, then O(1) per position found.
-    """
-    flags = counts.translate(_AT_LEAST[min(max(need, 0), 256)])
-    found: list[int] = []
-    at = flags.find(1)
-    while at >= 0:
-        found.append(at)
-        at = flags.find(1, at + 1)
-    return found
+# For each bit of a byte, the table that turns a byte into that bit as an ASCII digit.
+_DIGIT = tuple(b"01"[(value >> bit) & 1] for value in range(256) for bit in range(8))
+_BIT_DIGITS = tuple(bytes(_DIGIT[value * 8 + bit] for value in range(256)) for bit in range(8))
+# ASCII digits to the bytes 0 and 1.
+_FROM_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
 
 def ids_checksum(ids: Sequence[str]) -> int:
@@ -88,89 +73,162 @@ def ids_checksum(ids: Sequence[str]) -> int:
     return zlib.crc32("\n".join(ids).encode("utf-8", "surrogatepass"))
 
 
-class SegmentMap:
-    """Each segment's digest of one day, folded to one row width; immutable once made.
+def at_least(masks: Sequence[int], need: int, every: int) -> int:
+    """The segments (bit ``i`` for segment ``i``) set in at least ``need`` of ``masks``;
+    ``every`` is the mask of all segments.
 
-    Runtime complexity: :meth:`counts` is O(t * n) byte work in C for t terms and n segments,
-    a few slices per term; no Python loop over the segments.
+    >>> bin(at_least([0b0110, 0b0011, 0b0101], 2, 0b1111))
+    '0b111'
+
+    Runtime complexity: O(t * need) whole-integer steps for t masks.
+    """
+    if need <= 0:
+        return every
+    if need > len(masks):
+        return 0
+    if need == 1:
+        union = 0
+        for mask in masks:
+            union |= mask
+        return union
+    if need == len(masks):
+        common = every
+        for mask in masks:
+            common &= mask
+        return common
+    # reached[j]: the segments set in at least j of the masks seen so far.
+    reached = [every] + [0] * need
+    for seen, mask in enumerate(masks):
+        for j in range(min(need, seen + 1), 0, -1):
+            reached[j] |= reached[j - 1] & mask
+    return reached[need]
+
+
+def positions(mask: int) -> list[int]:
+    """The bits set in ``mask``, highest first (the newest segments first).
+
+    >>> positions(0b10110)
+    [4, 2, 1]
+    """
+    found: list[int] = []
+    while mask:
+        top = mask.bit_length() - 1
+        found.append(top)
+        mask ^= 1 << top
+    return found
+
+
+class SegmentMap:
+    """Each segment's digest of one day, folded to one row width, stored bit-sliced: for
+    each bit of a row, one bit per segment. Immutable once made.
+
+    Runtime complexity: :meth:`masks` reads three columns of n/8 bytes a term for n
+    segments: whole-integer steps, no loop over the segments.
     """
 
-    __slots__ = ("_bits", "_checksum", "_count", "_rows")
+    __slots__ = ("_bits", "_checksum", "_columns", "_count", "_width")
 
-    def __init__(self, rows: bytes, bits: int, count: int, checksum: int) -> None:
-        if bits < 8 or bits & (bits - 1) or len(rows) != count * (bits // 8):
-            raise ValueError(f"a segment map of {count} rows of {bits} bits has {len(rows)} bytes")
-        self._rows = rows
+    def __init__(self, columns: bytes, bits: int, count: int, checksum: int) -> None:
+        width = (count + 7) // 8
+        if bits < 8 or bits & (bits - 1) or len(columns) != bits * width:
+            raise ValueError(
+                f"a segment map of {count} segments and {bits} bits has {len(columns)} bytes"
+            )
+        self._columns = columns
         self._bits = bits
         self._count = count
         self._checksum = checksum
+        self._width = width
 
     @classmethod
     def of(cls, digests: Sequence[TermDigest | None], ids: Sequence[str]) -> SegmentMap:
-        """The map of segments with ``digests`` (None: unknown) and ``ids``, in day order."""
+        """The map of segments with ``digests`` (None: unknown) and ``ids``, in day order.
+
+        Runtime complexity: O(b) steps of O(n) bytes for rows of b bits and n segments.
+        """
         if len(digests) != len(ids):
             raise ValueError(f"{len(digests)} digests for {len(ids)} segments")
         widths = sorted(digest.bits for digest in digests if digest is not None)
         bits = min(MAX_ROW_BITS, widths[len(widths) // 2]) if widths else SMALLEST_BITS
-        width = bits // 8
-        full = b"\xff" * width
+        row = bits // 8
+        full = b"\xff" * row
         rows = b"".join(full if digest is None else _row(digest, bits) for digest in digests)
-        return cls(rows, bits, len(ids), ids_checksum(ids))
+        count = len(ids)
+        width = (count + 7) // 8
+        columns: list[bytes] = []
+        for bit in range(bits):
+            # Bit ``bit`` of every row as ASCII digits, the last segment first: read in base
+            # 2, segment ``i`` is bit ``i``.
+            digits = rows[bit >> 3 :: row].translate(_BIT_DIGITS[bit & 7])[::-1]
+            columns.append(int(digits or b"0", 2).to_bytes(width, "little"))
+        return cls(b"".join(columns), bits, count, ids_checksum(ids))
 
     @property
     def stored_size(self) -> int:
         """The bytes :meth:`to_bytes` takes."""
-        return len(self._rows) + _FOOTER.size
+        return len(self._columns) + _FOOTER.size
 
     @property
     def count(self) -> int:
         """How many segments the map covers."""
         return self._count
 
+    @property
+    def every(self) -> int:
+        """The mask of every segment."""
+        return (1 << self._count) - 1
+
     def covers(self, ids: Sequence[str]) -> bool:
         """Whether the map was made for exactly these segment ids, in this order."""
         return len(ids) == self._count and ids_checksum(ids) == self._checksum
 
+    def masks(self, probes: Sequence[tuple[int, ...] | None]) -> list[int]:
+        """For each term whose :meth:`TermDigest.probes` these are, the segments (bit ``i``
+        for segment ``i``) whose row may hold it; every segment for a term never ruled out."""
+        columns, mask, width = self._columns, self._bits - 1, self._width
+        every = self.every
+        found: list[int] = []
+        for term in probes:
+            held = every
+            if term is not None:
+                for at in term:
+                    start = (at & mask) * width
+                    held &= int.from_bytes(columns[start : start + width], "little")
+            found.append(held)
+        return found
+
     def counts(self, probes: Sequence[tuple[int, ...] | None]) -> bytes:
-        """For each segment, how many of the terms whose :meth:`TermDigest.probes` these are
-        its row may hold (one byte each; at most 255 terms)."""
+        """For each segment, how many of the terms whose probes these are its row may hold
+        (one byte each; at most 255 terms)."""
         if len(probes) > 255:
             raise ValueError(f"at most 255 terms are counted at once, got {len(probes)}")
-        count, rows, mask, width = self._count, self._rows, self._bits - 1, self._bits // 8
         total = 0
-        for term in probes:
-            if term is None:
-                total += int.from_bytes(b"\x01" * count, "little")
-                continue
-            held = -1
-            for at in term:
-                at &= mask
-                # The byte holding bit ``at`` of every row, turned into that bit.
-                held &= int.from_bytes(rows[at >> 3 :: width].translate(_BIT[at & 7]), "little")
-            # Bytes are 0 or 1, so adding never carries from one segment into the next.
-            total += held
-        return total.to_bytes(count, "little")
+        for held in self.masks(probes):
+            # One byte per segment, 0 or 1: adding never carries into the next segment.
+            digits = format(held, f"0{self._count}b")[::-1].encode("ascii")
+            total += int.from_bytes(digits.translate(_FROM_DIGITS), "little")
+        return total.to_bytes(self._count, "little")
 
     def matching(self, probes: Sequence[tuple[int, ...] | None], need: int) -> list[int]:
         """The positions of the segments that may hold at least ``need`` of the terms, in day
         order."""
-        return at_least(self.counts(probes), need)
+        return positions(at_least(self.masks(probes), need, self.every))[::-1]
 
     def to_bytes(self) -> bytes:
-        """The map as stored behind a day digest's bitmap: the rows, then a footer."""
+        """The map as stored behind a day digest's bitmap: the columns, then a footer."""
         footer = _FOOTER.pack(self._bits.bit_length() - 1, self._count, self._checksum, _MAGIC)
-        return self._rows + footer
+        return self._columns + footer
 
     @classmethod
     def from_tail(cls, data: bytes) -> SegmentMap | None:
         """The map stored at the end of ``data`` by :meth:`to_bytes`, or None when there is
-        none (another format, or too short to hold the rows its footer names)."""
+        none (another format, or too short to hold the columns its footer names)."""
         if len(data) < _FOOTER.size:
             return None
         shift, count, checksum, magic = _FOOTER.unpack_from(data, len(data) - _FOOTER.size)
         if magic != _MAGIC or not 3 <= shift <= 24:
             return None
-        size = count * ((1 << shift) // 8)
+        size = (1 << shift) * ((count + 7) // 8)
         end = len(data) - _FOOTER.size
         if size > end:
             return None
@@ -179,13 +237,14 @@ class SegmentMap:
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, SegmentMap)
-            and other._rows == self._rows
+            and other._columns == self._columns
             and other._bits == self._bits
+            and other._count == self._count
             and other._checksum == self._checksum
         )
 
     def __hash__(self) -> int:
-        return hash((self._rows, self._bits, self._checksum))
+        return hash((self._columns, self._bits, self._checksum))
 
     def __repr__(self) -> str:
         return f"SegmentMap(count={self._count}, bits={self._bits})"

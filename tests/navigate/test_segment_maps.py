@@ -10,7 +10,7 @@ from tests._support.synthetic import history
 from tocsearch._segment_map import split
 from tocsearch.digest import TermDigest
 from tocsearch.ingest import TocBuilder
-from tocsearch.ingest._digests import segment_map
+from tocsearch.ingest._digests import MAP_SEGMENTS, segment_map
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate import Navigator
@@ -32,9 +32,10 @@ QUERIES = (
 
 @pytest.fixture(scope="module")
 def built() -> InMemoryStorage:
-    """A store built from 1,500 events of the synthetic history: days carry segment maps."""
+    """A store built from 3,000 events of the synthetic history, 16 sessions a day: busy
+    days carry segment maps."""
     storage = InMemoryStorage()
-    TocBuilder(storage).ingest(history(1500))
+    TocBuilder(storage).ingest(history(3000, sessions_per_day=16))
     return storage
 
 
@@ -57,13 +58,17 @@ def without_maps(storage: InMemoryStorage) -> InMemoryStorage:
 
 
 def test_every_built_day_carries_a_map_of_its_segments(built: InMemoryStorage) -> None:
-    """Each day's digest holds the map of exactly its children, made from their digests."""
+    """Each day of at least MAP_SEGMENTS segments holds the map of exactly its children, made
+    from their digests; a quieter day holds none."""
     days = built.get_nodes_by_level(TocLevel.DAY)
-    assert days
+    assert sum(len(day.child_node_ids) >= MAP_SEGMENTS for day in days) >= 3
     for day in days:
         parts = split(day.digest)
         assert parts is not None
         found = parts[1]
+        if len(day.child_node_ids) < MAP_SEGMENTS:
+            assert found is None
+            continue
         assert found is not None
         assert found.covers(day.child_node_ids)
         assert found == segment_map(built.get_child_nodes(day.node_id))
@@ -85,7 +90,9 @@ def test_maps_change_no_answer(built: InMemoryStorage, query: str) -> None:
 
 def _first_day(storage: InMemoryStorage) -> TocNode:
     return next(
-        day for day in storage.get_nodes_by_level(TocLevel.DAY) if len(day.child_node_ids) > 1
+        day
+        for day in storage.get_nodes_by_level(TocLevel.DAY)
+        if len(day.child_node_ids) >= MAP_SEGMENTS
     )
 
 
@@ -93,11 +100,11 @@ def test_a_map_made_for_other_children_is_not_used(built: InMemoryStorage) -> No
     """A day whose children no longer match its map (a hand-edited store) is read without it."""
     day = _first_day(built)
     terms = ("token",)
-    assert Lens(terms, digests=DigestCache()).segment_counts(day) is not None
+    assert Lens(terms, digests=DigestCache()).segment_masks(day) is not None
     reordered = attrs.evolve(day, child_node_ids=day.child_node_ids[::-1])
-    assert Lens(terms, digests=DigestCache()).segment_counts(reordered) is None
+    assert Lens(terms, digests=DigestCache()).segment_masks(reordered) is None
     shorter = attrs.evolve(day, child_node_ids=day.child_node_ids[1:])
-    assert Lens(terms, digests=DigestCache()).segment_counts(shorter) is None
+    assert Lens(terms, digests=DigestCache()).segment_masks(shorter) is None
 
 
 def test_a_day_read_through_its_map_is_not_decompressed(built: InMemoryStorage) -> None:
@@ -105,7 +112,7 @@ def test_a_day_read_through_its_map_is_not_decompressed(built: InMemoryStorage) 
     decoded on demand and equals the stored one."""
     day = _first_day(built)
     cache = DigestCache()
-    assert Lens(("token",), digests=cache).segment_counts(day) is not None
+    assert Lens(("token",), digests=cache).segment_masks(day) is not None
     entry = next(iter(cache._entries.values()))
     assert entry is not None
     assert entry.packed is not None

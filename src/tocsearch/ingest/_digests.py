@@ -24,6 +24,7 @@ from tocsearch.ids import parent_id
 from tocsearch.models import Event, TocNode, time_order
 
 __all__ = [
+    "MAP_SEGMENTS",
     "DayDigests",
     "FreshUnions",
     "SegmentPositions",
@@ -35,6 +36,9 @@ __all__ = [
     "with_segment_map",
 ]
 
+MAP_SEGMENTS = 8
+"""The fewest segments a day's segment map is made for: the map takes a byte per row bit for
+up to eight segments, and reading a few segments' own digests costs no more."""
 _CACHED_DAYS = 4096
 # A day rebuilt for new events reads its other segments' positions from here; a few thousand
 # positions a segment at four bytes each keep this to about ten megabytes.
@@ -128,9 +132,10 @@ def segment_map(segments: Sequence[TocNode]) -> SegmentMap:
 
 
 def with_segment_map(digest_text: str, segments: Sequence[TocNode]) -> str:
-    """A day's ``digest_text`` with the map of its ``segments`` behind it; without one when
-    no segment has a digest (such a map could rule nothing out)."""
-    if not any(segment.digest for segment in segments):
+    """A day's ``digest_text`` with the map of its ``segments`` behind it; without one for a
+    day of fewer than :data:`MAP_SEGMENTS` segments (their own digests are read as fast) or
+    when no segment has a digest (such a map could rule nothing out)."""
+    if len(segments) < MAP_SEGMENTS or not any(segment.digest for segment in segments):
         return digest_text
     return attach(digest_text, segment_map(segments))
 

@@ -59,7 +59,7 @@ class Lens:
         self.folded = folded if folded is not None else FoldedTexts(capacity=0)
         self.digests = digests if digests is not None else DigestCache(capacity=0)
         self._held: dict[str, frozenset[str] | None] = {}
-        self._counts: dict[str, bytes | None] = {}
+        self._masks: dict[str, tuple[int, list[int]] | None] = {}
         # The digest bits each term is looked up by, worked out once for every digest read.
         self._probes = [(term, TermDigest.probes(term)) for term in terms]
         # Nodes whose digest was consulted: they count as visited.
@@ -136,23 +136,27 @@ class Lens:
         self._held[key] = held
         return held
 
-    def segment_counts(self, day: TocNode) -> bytes | None:
-        """For each child of ``day``, in its order, how many query terms the day's segment
-        map says it may hold (:meth:`~tocsearch._segment_map.SegmentMap.counts`); None when
-        the day has no map made for exactly its children.
+    def segment_masks(self, day: TocNode) -> tuple[int, list[int]] | None:
+        """The mask of every child of ``day`` (bit ``i`` for its ``i``-th child) and, for
+        each query term, the children the day's segment map says may hold it
+        (:meth:`~tocsearch._segment_map.SegmentMap.masks`); None when the day has no map made
+        for exactly its children.
 
-        Runtime complexity: O(t) slices of the day's map for t terms, once per day."""
+        Runtime complexity: O(t) column reads of the day's map for t terms, once per day."""
         key = day.node_id
-        if key in self._counts:
-            return self._counts[key]
-        counts = None
+        if key in self._masks:
+            return self._masks[key]
+        found = None
         if day.digest and self.terms:
             segment_map = self.digests.segment_map(day)
             if segment_map is not None:
                 self.digest_checked.add(key)
-                counts = segment_map.counts([probes for _, probes in self._probes])
-        self._counts[key] = counts
-        return counts
+                found = (
+                    segment_map.every,
+                    segment_map.masks([probes for _, probes in self._probes]),
+                )
+        self._masks[key] = found
+        return found
 
     def prune(self, nodes: Iterable[TocNode], need: int = 1) -> list[TocNode]:
         """``nodes`` without those whose digest rules out holding ``need`` of the terms."""

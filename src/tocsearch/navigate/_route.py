@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from tocsearch._segment_map import at_least
+from tocsearch._segment_map import at_least, positions
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
@@ -116,9 +116,9 @@ class DigestRoute:
         kept: list[TocNode] = []
         for node in nodes:
             if node.level is TocLevel.DAY:
-                counts = lens.segment_counts(node)
-                if counts is not None and self._within(node):
-                    if counts and max(counts) >= need:
+                found = lens.segment_masks(node)
+                if found is not None and self._within(node):
+                    if at_least(found[1], need, found[0]):
                         kept.append(node)
                     continue
             kept.extend(lens.prune((node,), need))
@@ -167,17 +167,18 @@ class DigestRoute:
         The map answers as the segments' own digests do, except for a segment whose digest is
         wider than the map's rows: folded, it may be kept where its own digest would not, and
         is then read for nothing; never the other way round."""
-        counts = self.lens.segment_counts(day)
-        if counts is None or not self._within(day):
+        found = self.lens.segment_masks(day)
+        if found is None or not self._within(day):
             return None
+        every, masks = found
         ids = day.child_node_ids
         find = self.storage.find_node
         picked: list[TocNode] = []
-        for index in reversed(at_least(counts, need)):
+        for index in positions(at_least(masks, need, every)):
             child = find(ids[index])
             if child is not None and child.level is TocLevel.SEGMENT:
                 picked.append(child)
-        self._tally(need, TocLevel.SEGMENT, len(counts), len(counts) - len(picked))
+        self._tally(need, TocLevel.SEGMENT, len(ids), len(ids) - len(picked))
         return picked
 
     def _within(self, day: TocNode) -> bool:
