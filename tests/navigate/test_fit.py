@@ -129,3 +129,21 @@ def test_the_count_of_fitting_items_follows_the_trim() -> None:
     assert fitted.partial
     assert fitted.reason.endswith(f"{len(fitted.evidence)} of 12 items fit the budget")
     assert rendered_tokens(fitted, _surcharged) <= fitted.tokens_used <= 800
+
+
+def test_the_reason_gives_way_for_more_of_the_same_items_too() -> None:
+    """When the brief reason returns as many items as the whole one but more of their text (an
+    event clipped less), the brief one is returned: as much evidence as with no explanation."""
+    short = _offered(3)
+    long = [
+        attrs.evolve(item, text=f"Long event {number}: " + "the cache was cold again. " * 80)
+        for number, item in enumerate(_offered(5)[3:])
+    ]
+    offered = [*short, *long]
+    explained = _fitted(EXPLAINED, 600, offered)
+    unexplained = _fitted("", 600, offered)
+    assert len(explained.evidence) == 4
+    assert any(item.clipped for item in explained.evidence)
+    assert explained.evidence == unexplained.evidence
+    assert explained.reason == "4 of 5 items fit the budget"
+    assert rendered_tokens(explained) <= explained.tokens_used <= 600

@@ -340,7 +340,8 @@ def fit(
     if len(shaped.evidence) < len(offered):
         # Not every item fits beside the whole explanation: the reason in brief (the limit
         # that stopped the walk, how many items fit) and the path only in the room the
-        # evidence leaves (unless the caller asked for it), when that returns more of them.
+        # evidence leaves (unless the caller asked for it), when that returns more of them
+        # (or as many, with more of their text).
         # The explanation shrinks with the budget; the evidence is what was asked for.
         brief_shaped = _settle(
             _shape(
@@ -356,9 +357,14 @@ def fit(
             estimator,
             _counted(brief.reason, len(offered), note),
         )
-        if len(brief_shaped.evidence) > len(shaped.evidence):
+        if _returned(brief_shaped) > _returned(shaped):
             shaped = brief_shaped
     return shaped
+
+
+def _returned(result: NavigationResult) -> tuple[int, int]:
+    """How much evidence ``result`` returns: its items, then the characters of their text."""
+    return len(result.evidence), sum(len(item.text) for item in result.evidence)
 
 
 def _shape(
