@@ -8,15 +8,23 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import pytest
+from tests._support.tiny_locomo import tiny_conversation
 
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.navigate import EventSeeder, Evidence, Navigator, SegmentSeeder, StepPhase
+from tocsearch.navigate._blend import blend
+from tocsearch.navigate._book import EvidenceBook
+from tocsearch.navigate._events import PooledEvent
+from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._trail import Trail, WalkLimits
+from tocsearch.navigate._walk import Walk
 from tocsearch.navigate._weights import TermMatcher
 from tocsearch.storage import InMemoryStorage
+from tocsearch.storage.protocol import Storage
 
 QUESTION = "stale profile cache in Redis"
 
@@ -170,3 +178,48 @@ def test_the_seeder_is_asked_within_the_hinted_period(storage: InMemoryStorage) 
     assert end is not None
     assert (start.year, start.month, start.day) == (2026, 3, 1)
     assert event.event_id not in _cited(result.evidence)
+
+
+def _walk(storage: Storage, terms: tuple[str, ...]) -> Walk:
+    lens = Lens(terms)
+    limits = WalkLimits(
+        max_iterations=50,
+        threshold=0.3,
+        width=5,
+        max_evidence=30,
+        scan_page=500,
+        max_nodes=50_000,
+        max_events=2000,
+    )
+    return Walk(
+        storage=storage,
+        lens=lens,
+        trail=Trail(limits, keeps_grep=True),
+        book=EvidenceBook(lens, limits.max_evidence),
+    )
+
+
+def test_the_seeders_events_by_a_speaker_the_question_names_go_first() -> None:
+    """When a query term names a speaker, the seeder's events said by that speaker go before
+    those said by others; with no term naming a speaker the seeder's order is kept."""
+    conversation = tiny_conversation()
+    store = conversation.storage
+    segments = {
+        event_id: segment
+        for segment in store.get_nodes_by_level(TocLevel.SEGMENT)
+        for event_id in segment.event_ids
+    }
+    # D1:3 is Alice's, D2:1 Bob's; the seeder ranks Alice's first.
+    nearest = [
+        PooledEvent(event, segments[event.event_id])
+        for turn in ("D1:3", "D2:1")
+        for event in conversation.events
+        if event.metadata["dia_id"] == turn
+    ]
+
+    def order(terms: tuple[str, ...]) -> list[str]:
+        blended = blend([], nearest, _walk(store, terms))
+        return [hit.event.metadata["dia_id"] for hit in blended]
+
+    assert order(("bob", "music")) == ["D2:1", "D1:3"]
+    assert order(("music",)) == ["D1:3", "D2:1"]

@@ -25,7 +25,7 @@ from tocsearch._fusion import reciprocal_rank_fusion
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
-from tocsearch.navigate._events import EventHit, PooledEvent
+from tocsearch.navigate._events import SPEAKER_KEY, EventHit, PooledEvent, speaker_terms
 from tocsearch.navigate._walk import Walk, events_of, inside
 from tocsearch.navigate._weights import TermWeights
 from tocsearch.navigate.result import StepPhase
@@ -117,13 +117,22 @@ def _segment(walk: Walk, segment_id: str, ranges: Sequence[TimeRange]) -> TocNod
 
 def blend(hits: Sequence[EventHit], nearest: Sequence[PooledEvent], walk: Walk) -> list[EventHit]:
     """``hits`` (the grep's ranking) and ``nearest`` (the seeder's) fused into one ranking,
-    best first; each event once. An event only the seeder found keeps the terms its text
-    holds, and scores the weighted share of them."""
+    best first; each event once. When a query term names a speaker (an event's ``speaker``
+    metadata), the seeder's events said by a speaker it names go before the others, in the
+    seeder's order. An event only the seeder found keeps the terms its text holds, and scores
+    the weighted share of them."""
     if not nearest:
         return list(hits)
+    lens = walk.lens
+    named = speaker_terms(nearest, lens.matcher)
+    if named:
+        # A question that names a speaker asks what they said, as the grep weighs it: the
+        # seeder's events said by someone else follow those said by a speaker it names.
+        nearest = sorted(
+            nearest, key=lambda item: not named.get(item.event.metadata.get(SPEAKER_KEY, ""))
+        )
     by_id: dict[str, EventHit] = {hit.event.event_id: hit for hit in hits}
     added = 0
-    lens = walk.lens
     for item in nearest:
         if item.event.event_id not in by_id:
             held = lens.matcher.present(item.event.text)

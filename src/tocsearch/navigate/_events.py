@@ -38,6 +38,7 @@ __all__ = [
     "rank_events",
     "segment_events",
     "segment_priors",
+    "speaker_terms",
 ]
 
 # BM25's term-frequency saturation and length normalisation.
@@ -131,7 +132,7 @@ def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> f
     return best
 
 
-def _speaker_terms(pool: Sequence[PooledEvent], matcher: TermMatcher) -> dict[str, frozenset[str]]:
+def speaker_terms(pool: Sequence[PooledEvent], matcher: TermMatcher) -> dict[str, frozenset[str]]:
     """For each speaker of an event in ``pool``, the terms that name them; empty when no term
     names a speaker."""
     held = {
@@ -177,7 +178,7 @@ def rank_events(
     """
     if not pool or not terms:
         return []
-    speakers = _speaker_terms(pool, matcher)
+    speakers = speaker_terms(pool, matcher)
     counts = _term_counts(pool, matcher, speakers)
     lengths = [max(1, len(item.event.text.split())) for item in pool]
     average = sum(lengths) / len(lengths)
