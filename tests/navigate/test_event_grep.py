@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.budget import limit_named, rendered_tokens
@@ -226,3 +227,43 @@ def test_a_speaker_term_is_held_exactly_by_that_speakers_events(
         named = "Ann" in hit.event.text
         assert ("ann" in hit.matched) == (said if speaks else named)
         assert "quokka" in hit.matched
+
+
+def test_a_turn_whose_session_holds_the_other_terms_ranks_first() -> None:
+    """Of two equal turns holding one term, the one whose session says the question's other
+    terms elsewhere ranks first, though the other is newer and its segment summary is equal."""
+    older = _dialogue(
+        [
+            ("Ann", "The quokka was asleep."),
+            ("Bob", "Oh well."),
+            ("Ann", "Anyway."),
+            ("Bob", "Right."),
+            ("Ann", "We also went to the zoo to see the penguin exhibit."),
+        ],
+        session="s0",
+    )
+    newer = [
+        attrs.evolve(
+            event,
+            event_id=ids.event_id(event.timestamp + timedelta(days=1), f"s1.{i}"),
+            session_id="s1",
+            timestamp=event.timestamp + timedelta(days=1),
+        )
+        for i, event in enumerate(
+            _dialogue(
+                [
+                    ("Ann", "The quokka was asleep."),
+                    ("Bob", "Oh well."),
+                    ("Ann", "Anyway."),
+                    ("Bob", "Right."),
+                    ("Ann", "We also went to the shops for new shoes."),
+                ],
+                session="s1",
+            )
+        )
+    ]
+    pool = _pool(older) + _pool(newer)
+    terms = ("quokka", "zoo", "exhibit")
+    hits = rank_events(pool, TermMatcher(terms), terms, {})
+    quokkas = [hit.event.event_id for hit in hits if hit.event.text.endswith("quokka was asleep.")]
+    assert quokkas == [older[0].event_id, newer[0].event_id]

@@ -9,7 +9,10 @@ grep, with three signals:
   with diminishing returns, relative to the event's length (the saturation of BM25);
 - **its neighbours**: a turn next to a strong match is often the other half of an exchange
   (the question before an answer, the answer after a question);
-- **its segment**: how well the segment's own summary matches, as a prior.
+- **its segment**: as a prior, half how well the segment's own summary matches, half the
+  weighted share of the terms its events hold between them (a session in which every word
+  of the question was said is likelier the one asked about, though no one turn says them
+  all).
 
 A query term that names a speaker (an event's ``speaker`` metadata, as importers of
 conversations between people record it) says who spoke, not what was said: it is held by the
@@ -47,6 +50,9 @@ _B = 0.75
 # How much a neighbour's match and the segment's relevance add to an event's own match.
 _NEIGHBOUR = 0.35
 _PRIOR = 0.25
+# How much of a segment's relevance comes from the terms its events hold together, the rest
+# from its summary's.
+_HELD = 0.5
 # How far back a match still lends an event context, and how fast that fades per turn.
 _LOOK_BACK = 6
 # The best hits whose following turns are moved up behind them, and how many turns follow.
@@ -108,6 +114,19 @@ def segment_priors(
     }
     weights = TermWeights(terms, present.values())
     return {node_id: weights.share(held) for node_id, held in present.items()}
+
+
+def _segment_shares(
+    pool: Sequence[PooledEvent], counts: Sequence[Mapping[str, int]], terms: Sequence[str]
+) -> dict[str, float]:
+    """Each pooled segment's weighted share of the terms its events hold between them (terms
+    weighed among these segments): a conversation in which every word of the question was
+    said is more likely the one asked about, even when no single turn holds them all."""
+    held: dict[str, set[str]] = {}
+    for item, found in zip(pool, counts, strict=True):
+        held.setdefault(item.segment.node_id, set()).update(found)
+    weights = TermWeights(terms, held.values())
+    return {segment: weights.share(terms_held) for segment, terms_held in held.items()}
 
 
 def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> float:
@@ -191,12 +210,15 @@ def rank_events(
             for term, count in found.items()
         )
         own.append(total / weights.total if weights.total > 0.0 else 0.0)
+    held = _segment_shares(pool, counts, terms)
     hits: list[EventHit] = []
     for index, item in enumerate(pool):
         neighbour = _context(pool, own, index)
         if own[index] <= 0.0 and neighbour <= 0.0:
             continue
-        score = own[index] + _NEIGHBOUR * neighbour + _PRIOR * priors.get(item.segment.node_id, 0.0)
+        segment = item.segment.node_id
+        prior = (1.0 - _HELD) * priors.get(segment, 0.0) + _HELD * held[segment]
+        score = own[index] + _NEIGHBOUR * neighbour + _PRIOR * prior
         matched = tuple(term for term in terms if term in counts[index])
         hits.append(EventHit(item.event, item.segment, matched, weights.share(matched), score))
     hits.sort(key=lambda hit: (-hit.score, -hit.event.timestamp.timestamp(), hit.event.event_id))
