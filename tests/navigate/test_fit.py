@@ -9,7 +9,7 @@ from tests._support.budget import rendered_tokens
 
 from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
 from tocsearch.navigate._fit import fit
-from tocsearch.text import estimate_tokens
+from tocsearch.text import TokenEstimator, estimate_tokens
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
 # A reason as long as a walk's explanation can get: where it looked, what it found.
@@ -42,7 +42,12 @@ def _offered(count: int) -> list[Evidence]:
     ]
 
 
-def _fitted(reason: str, budget: int, offered: list[Evidence]) -> NavigationResult:
+def _fitted(
+    reason: str,
+    budget: int,
+    offered: list[Evidence],
+    estimator: TokenEstimator = estimate_tokens,
+) -> NavigationResult:
     result = NavigationResult(
         query="deploy",
         topic="deploy",
@@ -57,9 +62,7 @@ def _fitted(reason: str, budget: int, offered: list[Evidence]) -> NavigationResu
         nodes_visited=3,
         iterations=2,
     )
-    return fit(
-        result, offered, budget=budget, estimator=estimate_tokens, full_path=False, note=_note
-    )
+    return fit(result, offered, budget=budget, estimator=estimator, full_path=False, note=_note)
 
 
 def test_a_long_reason_gives_way_when_not_every_item_fits() -> None:
@@ -110,21 +113,7 @@ def test_the_count_of_fitting_items_follows_the_trim() -> None:
     """When the final measure trims items that the estimates let in, the reason's count of
     the items that fit is the count returned, and ``partial`` says that not all did."""
     offered = _offered(12)
-    result = NavigationResult(
-        query="deploy",
-        topic="deploy",
-        terms=("deploy",),
-        time_hints=parse_time_hints("deploy", NOW),
-        steps=(),
-        evidence=(),
-        partial=False,
-        reason="",
-        tokens_used=0,
-        token_budget=800,
-        nodes_visited=3,
-        iterations=2,
-    )
-    fitted = fit(result, offered, budget=800, estimator=_surcharged, full_path=False, note=_note)
+    fitted = _fitted("", 800, offered, _surcharged)
     assert 0 < len(fitted.evidence) < len(offered)
     assert fitted.partial
     assert fitted.reason.endswith(f"{len(fitted.evidence)} of 12 items fit the budget")
