@@ -19,14 +19,13 @@ the grep and only repeats it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from tocsearch._fusion import reciprocal_rank_fusion
-from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._events import SPEAKER_KEY, EventHit, PooledEvent, speaker_terms
-from tocsearch.navigate._walk import Walk, events_of, inside
+from tocsearch.navigate._teleport import seed_spans, seeded_segment
+from tocsearch.navigate._walk import Walk, events_of
 from tocsearch.navigate._weights import TermWeights
 from tocsearch.navigate.result import StepPhase
 from tocsearch.navigate.seeder import EventSeeder
@@ -38,10 +37,6 @@ BLEND_K = 20
 """The rank constant of the blend: smaller than the index's, so the head of each list counts."""
 OWN_WEIGHT = 2.0
 """How much the navigator's ranking weighs against the seeder's (which weighs 1)."""
-
-
-def _spans(ranges: Sequence[TimeRange]) -> list[tuple[datetime | None, datetime | None]]:
-    return [(span.start, span.end) for span in ranges] or [(None, None)]
 
 
 def _triples(entries: Sequence[object]) -> list[tuple[str, str, float]]:
@@ -76,7 +71,7 @@ def nearest_events(
     nothing."""
     scored: dict[tuple[str, str], float] = {}
     try:
-        for start, end in _spans(ranges):
+        for start, end in seed_spans(ranges):
             entries: Sequence[object] = seeder.seed_events(query, limit=limit, start=start, end=end)
             for event_id, segment_id, score in _triples(entries):
                 key = (event_id, segment_id)
@@ -95,7 +90,7 @@ def nearest_events(
     found: list[PooledEvent] = []
     for event_id, segment_id in ranked:
         if segment_id not in segments:
-            segments[segment_id] = _segment(walk, segment_id, ranges)
+            segments[segment_id] = seeded_segment(walk, segment_id, ranges)
         segment = segments[segment_id]
         if segment is None:
             continue
@@ -103,16 +98,6 @@ def nearest_events(
         if event is not None:
             found.append(PooledEvent(event, segment))
     return found
-
-
-def _segment(walk: Walk, segment_id: str, ranges: Sequence[TimeRange]) -> TocNode | None:
-    try:
-        node = walk.storage.get_node(segment_id)
-    except (NotFound, ValueError):
-        return None
-    if node.level is not TocLevel.SEGMENT or not inside(node, ranges):
-        return None
-    return node
 
 
 def blend(hits: Sequence[EventHit], nearest: Sequence[PooledEvent], walk: Walk) -> list[EventHit]:

@@ -21,20 +21,35 @@ from tocsearch.navigate.result import StepPhase
 from tocsearch.navigate.seeder import SegmentSeeder
 from tocsearch.navigate.timehints import TimeRange
 
-__all__ = ["answers_alone", "teleport"]
+__all__ = ["answers_alone", "seed_spans", "seeded_segment", "teleport"]
 
 _LABELS_SHOWN = 3
+
+
+def seed_spans(ranges: Sequence[TimeRange]) -> list[tuple[datetime | None, datetime | None]]:
+    """The ``(start, end)`` a seeder is asked for, one per range; one unbounded span without
+    ranges."""
+    return [(span.start, span.end) for span in ranges] or [(None, None)]
+
+
+def seeded_segment(walk: Walk, segment_id: str, ranges: Sequence[TimeRange]) -> TocNode | None:
+    """The stored segment a seeder named, or None when ``segment_id`` names no stored segment
+    or it lies outside ``ranges``."""
+    try:
+        node = walk.storage.get_node(segment_id)
+    except (NotFound, ValueError):
+        return None
+    if node.level is not TocLevel.SEGMENT or not inside(node, ranges):
+        return None
+    return node
 
 
 def _seeded_ids(
     seeder: SegmentSeeder, query: str, ranges: Sequence[TimeRange], limit: int
 ) -> list[str]:
     """The seeded segment ids, best first, each once, across the ranges."""
-    spans: list[tuple[datetime | None, datetime | None]] = [
-        (span.start, span.end) for span in ranges
-    ] or [(None, None)]
     scored: dict[str, float] = {}
-    for start, end in spans:
+    for start, end in seed_spans(ranges):
         entries: Sequence[object] = seeder.seed(query, limit=limit, start=start, end=end)
         for entry in entries:
             # An index is another library's code: what it returns is checked, not trusted.
@@ -70,14 +85,7 @@ def teleport(
             reason=f"The seeder failed ({type(error).__name__}: {error}); walking without it",
         )
         return []
-    nodes: list[TocNode] = []
-    for segment_id in ids:
-        try:
-            node = walk.storage.get_node(segment_id)
-        except (NotFound, ValueError):
-            continue
-        if node.level is TocLevel.SEGMENT and inside(node, ranges):
-            nodes.append(node)
+    nodes = [node for node in (seeded_segment(walk, i, ranges) for i in ids) if node is not None]
     if not nodes:
         trail.note(
             phase=StepPhase.TELEPORT,
