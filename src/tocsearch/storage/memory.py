@@ -58,17 +58,7 @@ class InMemoryStorage(Backend):
         try:
             if not self._packed_nodes:
                 return [node for node in map(get, node_ids) if node is not None]
-            packed_get = self._packed_nodes.get
-            found: list[TocNode] = []
-            for node_id in node_ids:
-                node = get(node_id)
-                if node is None:
-                    packed = packed_get(node_id)
-                    if packed is None:
-                        continue
-                    node = unpack_node(node_id, packed)
-                found.append(node)
-            return found
+            return [node for node in map(self._read_node, node_ids) if node is not None]
         except TypeError:  # an unhashable id
             return super()._read_children(node_ids)
 
