@@ -4,8 +4,9 @@ A record held as Python objects costs an object per field: a grip with its two e
 excerpt and its timestamp is about 400 bytes; an event with its metadata dict about 400 bytes
 beside its text; a segment of five bullets about 2,000. Packed with :mod:`marshal` (C code,
 UTF-8 text, small ints in a few bytes, times as the ten bytes of their pickle) a record is one
-``bytes`` object: a grip about 200 bytes, an event its text plus a few dozen, a segment about
-650. The record's id is left out: it is the key the record is stored under.
+``bytes`` object: an event its text plus a few dozen bytes, a segment about 650. The record's
+id is left out: it is the key the record is stored under. Grips are stored as their fields in
+a :class:`~tocsearch.storage._leaf_map.LeafMap`, which compresses them with their neighbours.
 
 Unpacking rebuilds the record without running its converters and validators: every packed
 value came out of a record that passed them, and packing keeps values exactly (times to the
@@ -23,9 +24,8 @@ itself and ``unpack_*`` hands it back as it was.
 ...     source="claude_code",
 ...     toc_node_id="toc:segment:2026-01-30:s1",
 ... )
->>> packed = pack_grip(grip)
->>> type(packed).__name__, unpack_grip(grip.grip_id, packed) == grip
-('bytes', True)
+>>> grip_from_fields(grip.grip_id, grip_fields(grip)) == grip
+True
 """
 
 from __future__ import annotations
@@ -40,17 +40,13 @@ from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNo
 
 __all__ = [
     "PackedEvent",
-    "PackedGrip",
+    "grip_fields",
+    "grip_from_fields",
     "pack_event",
-    "pack_grip",
     "pack_node",
     "unpack_event",
-    "unpack_grip",
     "unpack_node",
 ]
-
-PackedGrip = bytes | Grip
-"""A grip as InMemoryStorage keeps it: packed bytes, or the grip itself when it cannot be."""
 
 PackedEvent = bytes | Event
 """An event as InMemoryStorage keeps it: packed bytes, or the event itself when it cannot be."""
@@ -91,26 +87,21 @@ def _packed(values: tuple[Any, ...]) -> bytes | None:
         return None
 
 
-def pack_grip(grip: Grip) -> PackedGrip:
-    """The grip without its id, packed; the grip itself when a field cannot be packed."""
-    packed = _packed(
-        (
-            grip.excerpt,
-            grip.event_id_start,
-            grip.event_id_end,
-            _state(grip.timestamp),
-            grip.source,
-            grip.toc_node_id,
-        )
+def grip_fields(grip: Grip) -> tuple[Any, ...]:
+    """The grip's fields but its id, as plain values: what a :class:`LeafMap` stores."""
+    return (
+        grip.excerpt,
+        grip.event_id_start,
+        grip.event_id_end,
+        _state(grip.timestamp),
+        grip.source,
+        grip.toc_node_id,
     )
-    return grip if packed is None else packed
 
 
-def unpack_grip(grip_id: str, packed: PackedGrip) -> Grip:
-    """The grip that :func:`pack_grip` packed, under its id."""
-    if not isinstance(packed, bytes):
-        return packed
-    excerpt, start, end, stamp, source, node_id = marshal.loads(packed)
+def grip_from_fields(grip_id: str, fields: tuple[Any, ...]) -> Grip:
+    """The grip whose :func:`grip_fields` these are, under its id."""
+    excerpt, start, end, stamp, source, node_id = fields
     grip = _new(Grip)
     _set(grip, "grip_id", grip_id)
     _set(grip, "excerpt", excerpt)

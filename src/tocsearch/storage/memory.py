@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterator
 
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage._memory_codec import (
     PackedEvent,
-    PackedGrip,
+    grip_fields,
+    grip_from_fields,
     pack_event,
-    pack_grip,
     pack_node,
     unpack_event,
-    unpack_grip,
     unpack_node,
 )
 from tocsearch.storage.backend import Backend
@@ -24,11 +25,12 @@ __all__ = ["InMemoryStorage"]
 class InMemoryStorage(Backend):
     """Keeps every record in memory; nothing survives the process.
 
-    Grips and events, read a few dozen at a time, are kept packed
-    (:mod:`tocsearch.storage._memory_codec`: one ``bytes`` object each, about half the memory
-    of the objects) and rebuilt on each read. Nodes are kept as the stored objects and handed
-    out without copying (records are immutable), because the navigator reads thousands of them
-    a question.
+    Grips and events, read a few dozen at a time, are kept packed and rebuilt on each read:
+    events one ``bytes`` object each (:mod:`tocsearch.storage._memory_codec`, about half the
+    memory of the objects), grips compressed with their neighbours in id order
+    (:class:`~tocsearch.storage._leaf_map.LeafMap`, about a sixth of the memory of a grip
+    packed alone). Nodes are kept as the stored objects and handed out without copying
+    (records are immutable), because the navigator reads thousands of them a question.
 
     Args:
         pack_segments: keep segments packed too, and rebuild each on every read: about a
@@ -42,7 +44,10 @@ class InMemoryStorage(Backend):
         self._nodes: dict[str, TocNode] = {}
         # Packed segments (pack_segments only); an id is in one of the two node dicts at most.
         self._packed_nodes: dict[str, bytes] = {}
-        self._grips: dict[str, PackedGrip] = {}
+        self._grips = LeafMap()
+        # Grips with a field marshal refuses (a str subclass), kept as they are; an id is in
+        # one of the two at most.
+        self._odd_grips: dict[str, Grip] = {}
         self._events: dict[str, PackedEvent] = {}
 
     def _read_node(self, node_id: str) -> TocNode | None:
@@ -84,18 +89,40 @@ class InMemoryStorage(Backend):
         self._packed_nodes.pop(node_id, None)
 
     def _read_grip(self, grip_id: str) -> Grip | None:
-        packed = self._grips.get(grip_id)
-        return None if packed is None else unpack_grip(grip_id, packed)
+        fields = self._grips.get(grip_id)
+        if fields is None:
+            return self._odd_grips.get(grip_id) if self._odd_grips else None
+        return grip_from_fields(grip_id, fields)
 
     def _write_grips(self, grips: list[Grip]) -> None:
-        for grip in grips:
-            self._grips[grip.grip_id] = pack_grip(grip)
+        odd = self._odd_grips
+        try:
+            self._grips.update((grip.grip_id, grip_fields(grip)) for grip in grips)
+        except ValueError:  # a field marshal refuses: store the batch grip by grip
+            for grip in grips:
+                self._write_grip(grip)
+            return
+        if odd:
+            for grip in grips:
+                odd.pop(grip.grip_id, None)
+
+    def _write_grip(self, grip: Grip) -> None:
+        grip_id = grip.grip_id
+        try:
+            self._grips.update([(grip_id, grip_fields(grip))])
+        except ValueError:
+            self._grips.discard(grip_id)
+            self._odd_grips[grip_id] = grip
+        else:
+            self._odd_grips.pop(grip_id, None)
 
     def _erase_grip(self, grip_id: str) -> None:
-        self._grips.pop(grip_id, None)
+        self._grips.discard(grip_id)
+        self._odd_grips.pop(grip_id, None)
 
     def _grip_ids(self) -> Iterator[str]:
-        return iter(self._grips)
+        yield from self._grips
+        yield from self._odd_grips
 
     def _read_event(self, event_id: str) -> Event | None:
         packed = self._events.get(event_id)
@@ -113,8 +140,29 @@ class InMemoryStorage(Backend):
         self._nodes.clear()
         self._packed_nodes.clear()
         self._grips.clear()
+        self._odd_grips.clear()
         self._events.clear()
 
+    def check(self) -> None:
+        """Verify the indexes, every record and the grip table's leaves."""
+        super().check()
+        self._grips.check()
+
     def __setstate__(self, state: dict[str, object]) -> None:
-        # A store pickled before segments could be packed has neither of these attributes.
-        self.__dict__.update({"_pack_segments": False, "_packed_nodes": {}, **state})
+        # A store pickled before segments could be packed has neither of these attributes, and
+        # one pickled before grips were kept in leaves holds them in a dict, each packed alone
+        # (its fields marshalled) or as itself.
+        self.__dict__.update(
+            {"_pack_segments": False, "_packed_nodes": {}, "_odd_grips": {}, **state}
+        )
+        grips = self.__dict__["_grips"]
+        if isinstance(grips, dict):
+            self._grips = LeafMap()
+            self._write_grips(
+                [
+                    grip_from_fields(grip_id, marshal.loads(packed))
+                    if isinstance(packed, bytes)
+                    else packed
+                    for grip_id, packed in grips.items()
+                ]
+            )

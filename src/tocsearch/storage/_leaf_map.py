@@ -1,0 +1,183 @@
+"""LeafMap: a sorted map of string keys to marshal-able values, kept as compressed leaves.
+
+A dict of half a million grips costs about 300 bytes a grip before its fields are stored: a key
+string of about 76 bytes, a dict entry of about 30, a ``bytes`` header of 33. A LeafMap keeps
+the entries in key order, up to :data:`LEAF_SIZE` to a leaf, and each leaf as one
+zlib-compressed :mod:`marshal` blob of its keys and values: neighbouring grip ids share their
+time prefix, their events' ids and their segment's id, so a grip costs about 45 bytes in all.
+
+A read opens one leaf (decompress and unmarshal: some tens of microseconds); the last leaf
+opened is kept, so the grips of one segment, which sit side by side, are read for the price
+of one. A write rebuilds each leaf it touches. That suits records read a few at a time (the
+grips an answer cites), not records read by the thousand.
+
+>>> table = LeafMap()
+>>> table.update([("b", (2,)), ("a", (1, "one"))])
+>>> table.get("a"), table.get("c"), list(table), len(table)
+((1, 'one'), None, ['a', 'b'], 2)
+"""
+
+from __future__ import annotations
+
+import marshal
+import zlib
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tocsearch.errors import StoreCorrupted
+
+__all__ = ["LEAF_SIZE", "LeafMap"]
+
+LEAF_SIZE = 64
+"""Entries in a full leaf: large enough for compression to find the repeats between
+neighbours, small enough that opening a leaf for one entry stays cheap."""
+
+Value = tuple[Any, ...]
+_Opened = tuple[tuple[str, ...], tuple[Value, ...]]
+
+
+def _seal(keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
+    return zlib.compress(marshal.dumps((keys, values)))
+
+
+class LeafMap:
+    """Entries in key order, in leaves of at most :data:`LEAF_SIZE`; see the module docstring.
+
+    Keys are ``str`` and values tuples that :mod:`marshal` writes exactly (no ``str`` or
+    ``int`` subclasses); :meth:`update` raises ``ValueError`` on any other and changes nothing.
+
+    Runtime complexity: O(log n) to find a key's leaf, O(:data:`LEAF_SIZE`) to open or rebuild
+    it.
+    """
+
+    def __init__(self) -> None:
+        # bounds[i] is at most the first key of leaf i and above every key of leaf i - 1.
+        self._bounds: list[str] = []
+        self._leaves: list[bytes] = []
+        self._count = 0
+        # The last leaf opened, by identity: a rebuilt leaf is a new object.
+        self._opened: tuple[bytes, _Opened] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        for index in range(len(self._leaves)):
+            yield from self._open(index)[0]
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"_bounds": self._bounds, "_leaves": self._leaves, "_count": self._count}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._opened = None
+
+    def _open(self, index: int) -> _Opened:
+        leaf = self._leaves[index]
+        opened = self._opened
+        if opened is not None and opened[0] is leaf:
+            return opened[1]
+        keys, values = marshal.loads(zlib.decompress(leaf))
+        self._opened = (leaf, (keys, values))
+        return keys, values
+
+    def _leaf_of(self, key: str) -> int:
+        """The leaf that holds ``key`` if any does (-1 when it sorts before every leaf)."""
+        return bisect_right(self._bounds, key) - 1
+
+    def get(self, key: str) -> Value | None:
+        """The value stored under ``key``, or None."""
+        index = self._leaf_of(key)
+        if index < 0:
+            return None
+        keys, values = self._open(index)
+        position = bisect_left(keys, key)
+        if position < len(keys) and keys[position] == key:
+            return values[position]
+        return None
+
+    def update(self, entries: Iterable[tuple[str, Value]]) -> None:
+        """Store every ``(key, value)``, each replacing any value of its key (a repeated key
+        keeps its last value).
+
+        Raises:
+            ValueError: a value marshal cannot write exactly; nothing is stored then.
+        """
+        pending = dict(entries)
+        if not pending:
+            return
+        marshal.dumps(tuple(pending.values()))  # refuse the batch before touching a leaf
+        by_leaf: dict[int, dict[str, Value]] = {}
+        for key in sorted(pending):
+            by_leaf.setdefault(max(self._leaf_of(key), 0), {})[key] = pending[key]
+        # From the last leaf back, so splitting a leaf leaves the indexes before it as they were.
+        for index in sorted(by_leaf, reverse=True):
+            merged: dict[str, Value] = {}
+            if index < len(self._leaves):
+                merged.update(zip(*self._open(index), strict=True))
+            before = len(merged)
+            merged.update(by_leaf[index])
+            self._count += len(merged) - before
+            self._replace(index, merged)
+
+    def discard(self, key: str) -> None:
+        """Remove ``key`` if it is stored."""
+        index = self._leaf_of(key)
+        if index < 0:
+            return
+        keys, values = self._open(index)
+        position = bisect_left(keys, key)
+        if position == len(keys) or keys[position] != key:
+            return
+        merged = dict(zip(keys, values, strict=True))
+        del merged[key]
+        self._count -= 1
+        self._replace(index, merged)
+
+    def _replace(self, index: int, merged: dict[str, Value]) -> None:
+        """Put the entries of leaf ``index`` (none yet when it is past the end) back as leaves
+        of at most LEAF_SIZE, full from the left, as appends in key order leave them."""
+        keys = sorted(merged)
+        leaves: list[bytes] = []
+        bounds: list[str] = []
+        for first in range(0, len(keys), LEAF_SIZE):
+            chunk = tuple(keys[first : first + LEAF_SIZE])
+            leaves.append(_seal(chunk, tuple(merged[key] for key in chunk)))
+            bounds.append(chunk[0])
+        if bounds and index < len(self._bounds):
+            # The leaf keeps its lower bound: a key below every leaf is filed in leaf 0.
+            bounds[0] = min(bounds[0], self._bounds[index])
+        self._leaves[index : index + 1] = leaves
+        self._bounds[index : index + 1] = bounds
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        self._bounds.clear()
+        self._leaves.clear()
+        self._count = 0
+        self._opened = None
+
+    def check(self) -> None:
+        """Raise StoreCorrupted unless every leaf opens, holds sorted keys within its bounds,
+        and the leaves hold as many entries as the map counts."""
+        if len(self._bounds) != len(self._leaves):
+            raise StoreCorrupted(
+                f"leaf map has {len(self._bounds)} bounds for {len(self._leaves)} leaves"
+            )
+        held = 0
+        for index, bound in enumerate(self._bounds):
+            keys, values = self._open(index)
+            upper = self._bounds[index + 1] if index + 1 < len(self._bounds) else None
+            if not keys or len(keys) != len(values) or len(keys) > LEAF_SIZE:
+                raise StoreCorrupted(f"leaf {index} holds {len(keys)} keys, {len(values)} values")
+            if list(keys) != sorted(set(keys)) or keys[0] < bound:
+                raise StoreCorrupted(f"leaf {index} keys are out of order or below its bound")
+            if upper is not None and keys[-1] >= upper:
+                raise StoreCorrupted(f"leaf {index} holds {keys[-1]!r}, past the next leaf")
+            held += len(keys)
+        if held != self._count:
+            raise StoreCorrupted(f"leaf map counts {self._count} entries but holds {held}")

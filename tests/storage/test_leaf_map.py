@@ -1,0 +1,99 @@
+"""A LeafMap behaves as a dict of its entries kept in key order, whatever the order and size
+of its writes and deletes, pickles with them, and refuses a value marshal cannot keep exactly
+without changing."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from tocsearch.errors import StoreCorrupted
+from tocsearch.storage._leaf_map import LEAF_SIZE, LeafMap
+
+# Few distinct keys, so that writes replace and deletes hit; some share long prefixes.
+keys = st.text(alphabet="ab\x00é", max_size=4) | st.sampled_from(
+    [f"grip:1769767200{n:03d}:s{n}" for n in range(0, 400, 7)]
+)
+values = st.tuples(st.integers(), st.text(max_size=8), st.none() | st.binary(max_size=6))
+
+
+class _Text(str):
+    """A str subclass, which marshal refuses."""
+
+
+class LeafMapMachine(RuleBasedStateMachine):
+    """Random batches of writes and deletes against a dict model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = LeafMap()
+        self.model: dict[str, tuple[Any, ...]] = {}
+
+    @rule(batch=st.lists(st.tuples(keys, values), max_size=3 * LEAF_SIZE))
+    def update(self, batch: list[tuple[str, tuple[Any, ...]]]) -> None:
+        self.table.update(batch)
+        self.model.update(batch)
+
+    @rule(key=keys)
+    def discard(self, key: str) -> None:
+        self.table.discard(key)
+        self.model.pop(key, None)
+
+    @rule(key=keys)
+    def get(self, key: str) -> None:
+        assert self.table.get(key) == self.model.get(key)
+        assert (key in self.table) is (key in self.model)
+
+    @rule()
+    def pickle_round_trip(self) -> None:
+        self.table = pickle.loads(pickle.dumps(self.table))
+
+    @invariant()
+    def agrees_with_the_model(self) -> None:
+        self.table.check()
+        assert list(self.table) == sorted(self.model)
+        assert len(self.table) == len(self.model)
+
+
+LeafMapMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=20)
+test_a_leaf_map_agrees_with_a_dict = LeafMapMachine.TestCase
+
+
+@given(st.lists(st.tuples(keys, values), max_size=4), keys)
+def test_a_value_marshal_refuses_leaves_the_map_as_it_was(
+    batch: list[tuple[str, tuple[Any, ...]]], key: str
+) -> None:
+    table = LeafMap()
+    table.update(batch)
+    before = [(stored, table.get(stored)) for stored in table]
+    with pytest.raises(ValueError, match="unmarshallable"):
+        table.update([(key, (1,)), ("zz", (_Text("odd"),))])
+    assert [(stored, table.get(stored)) for stored in table] == before
+    table.check()
+
+
+def test_appends_in_key_order_fill_every_leaf_but_the_last() -> None:
+    table = LeafMap()
+    for first in range(0, 1000, 37):
+        table.update((f"k{n:05d}", (n,)) for n in range(first, min(first + 37, 1000)))
+    table.check()
+    assert len(table) == 1000
+    assert table.get("k00999") == (999,)
+    assert len(table._leaves) == -(-1000 // LEAF_SIZE)
+
+
+def test_a_damaged_leaf_map_fails_its_check() -> None:
+    table = LeafMap()
+    table.update((f"k{n:03d}", (n,)) for n in range(3 * LEAF_SIZE))
+    table._count += 1
+    with pytest.raises(StoreCorrupted, match="counts"):
+        table.check()
+    table._count -= 1
+    table._bounds.reverse()
+    with pytest.raises(StoreCorrupted):
+        table.check()
