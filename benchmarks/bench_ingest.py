@@ -13,6 +13,10 @@ conversations are copied, each copy under new sample ids with its session dates 
 multiple of four years, until there are enough turns, written to a temporary file and read by
 the LoCoMo importer (``tocsearch.importers.load_locomo``); the first ``events`` turns are kept.
 
+``--helpers N`` builds with ``N`` helper processes (``TocBuilder(helpers=N)``; by default one
+fewer than the CPUs, at most three; 0 builds in one process) and prints the CPU time of this
+process and of its helpers beside each wall-clock time.
+
 ``--one-batch`` runs only the one-batch build, ``--one-session`` only the one-conversation build
 and ``--generate-only`` only makes the events:
 under ``PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no`` the difference of the two
@@ -23,6 +27,7 @@ Not a test: nothing here asserts a time.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -106,38 +111,54 @@ def one_session(events: Sequence[Event]) -> list[Event]:
     return made
 
 
-def _one_session(count: int, events: Sequence[Event]) -> None:
+def _cpu() -> tuple[float, float]:
+    """CPU seconds used so far by this process and by its ended helper processes."""
+    times = os.times()
+    return times.user + times.system, times.children_user + times.children_system
+
+
+def _cpu_note(began: tuple[float, float]) -> str:
+    own, helpers = _cpu()
+    return f"  cpu {own - began[0]:5.2f} s here, {helpers - began[1]:5.2f} s in helpers"
+
+
+def _one_session(count: int, events: Sequence[Event], helpers: int | None) -> None:
     single = one_session(events)
-    builder = TocBuilder(InMemoryStorage())
+    builder = TocBuilder(InMemoryStorage(), helpers=helpers)
+    cpu = _cpu()
     began = time.perf_counter()
     for batch in day_batches(single, _CLI_BATCH):
         builder.ingest(batch)
     elapsed = time.perf_counter() - began
-    print(f"{count:>7} one session, 2 days: {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
+    print(
+        f"{count:>7} one session, 2 days: {elapsed:6.2f} s  {count / elapsed:9.0f} events/s"
+        + _cpu_note(cpu)
+    )
 
 
-def _measure(count: int, steps: str, locomo: Path | None) -> None:
+def _measure(count: int, steps: str, locomo: Path | None, helpers: int | None) -> None:
     events = history(count) if locomo is None else locomo_events(locomo, count)
     if steps == "generate-only":
         one_session(events)
         print(f"{count:>7} events made")
         return
     if steps == "one-session":
-        _one_session(count, events)
+        _one_session(count, events, helpers)
         return
     storage = InMemoryStorage()
-    builder = TocBuilder(storage)
+    builder = TocBuilder(storage, helpers=helpers)
+    cpu = _cpu()
     began = time.perf_counter()
     report = builder.ingest(events)
     one_batch = time.perf_counter() - began
     print(
         f"{count:>7} events, one batch : {one_batch:6.2f} s  {count / one_batch:9.0f} events/s  "
-        f"({storage.count_nodes()} nodes, {report.segments_created} segments)"
+        f"({storage.count_nodes()} nodes, {report.segments_created} segments)" + _cpu_note(cpu)
     )
     if steps == "one-batch":
         return
 
-    batched = TocBuilder(InMemoryStorage())
+    batched = TocBuilder(InMemoryStorage(), helpers=helpers)
     began = time.perf_counter()
     for start in range(0, count, 100):
         batched.ingest(events[start : start + 100])
@@ -165,7 +186,7 @@ def _measure(count: int, steps: str, locomo: Path | None) -> None:
     builder.ingest(events)
     elapsed = time.perf_counter() - began
     print(f"{count:>7} re-ingested (dups)  : {elapsed:6.2f} s  {count / elapsed:9.0f} events/s")
-    _one_session(count, events)
+    _one_session(count, events, helpers)
 
 
 def main(argv: list[str]) -> None:
@@ -176,17 +197,24 @@ def main(argv: list[str]) -> None:
             sys.exit("usage: --locomo needs a LoCoMo-format file")
         locomo = Path(argv[at + 1])
         argv = argv[:at] + argv[at + 2 :]
+    helpers: int | None = None
+    if "--helpers" in argv:
+        at = argv.index("--helpers")
+        if at + 1 >= len(argv) or not argv[at + 1].isdigit():
+            sys.exit("usage: --helpers needs a whole number")
+        helpers = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2 :]
     flags = [arg for arg in argv if arg.startswith("--")]
     unknown = set(flags) - {"--one-batch", "--one-session", "--generate-only"}
     if unknown or len(flags) > 1:
         sys.exit(
             "usage: bench_ingest.py [--one-batch | --one-session | --generate-only] "
-            f"[--locomo FILE] [events ...], not {flags}"
+            f"[--locomo FILE] [--helpers N] [events ...], not {flags}"
         )
     steps = flags[0][2:] if flags else "all"
     counts = [int(arg) for arg in argv if not arg.startswith("--")]
     for count in counts or [10_000, 100_000]:
-        _measure(count, steps, locomo)
+        _measure(count, steps, locomo, helpers)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from tests._support.synthetic import history
 
 from tocsearch import ids
 from tocsearch.digest import TermDigest
-from tocsearch.ingest import TocBuilder, _builder, _digests
+from tocsearch.ingest import TocBuilder, _days, _digests
 from tocsearch.ingest._digests import SegmentPositions, segment_positions, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
@@ -154,7 +154,7 @@ def test_a_day_rebuilt_for_new_events_rereads_only_its_new_segments(
 
     # The builder reads new segments itself and remembered ones through SegmentPositions.
     monkeypatch.setattr(_digests, "segment_positions", counting)
-    monkeypatch.setattr(_builder, "segment_positions", counting)
+    monkeypatch.setattr(_days, "segment_positions", counting)
     builder.ingest(events[half:])
     kept = [
         node

@@ -15,25 +15,24 @@ day and its ancestors, which repairs the tree.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timedelta, timezone
 
 import attrs
 
-from tocsearch.digest import TermDigest
+from tocsearch._checks import whole_number
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import day_id, event_id_floor, parent_id, parse_node_id, segment_prefix
 from tocsearch.ingest._config import BuildConfig
+from tocsearch.ingest._days import DayMaker, DayPlan, MadeDay
 from tocsearch.ingest._digests import (
     DayDigests,
     FreshUnions,
     SegmentPositions,
     Unions,
-    segment_positions,
 )
-from tocsearch.ingest._grips import segment_bullets
-from tocsearch.ingest._noise import for_summary
-from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
+from tocsearch.ingest._helpers import HelperWork, available_cpus
+from tocsearch.ingest._rollup import child_summary, parent_node, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
     last_segment,
@@ -42,7 +41,7 @@ from tocsearch.ingest._segmenter import (
     split_events,
 )
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode, conversation_key, time_order
+from tocsearch.models import Event, Grip, TocNode, conversation_key
 from tocsearch.storage.protocol import Storage
 from tocsearch.summarize._extractive import ExtractiveSummarizer
 from tocsearch.summarize._summarizer import Summarizer
@@ -51,6 +50,13 @@ from tocsearch.text import TokenEstimator, estimate_tokens
 __all__ = ["IngestReport", "TocBuilder"]
 
 _DAY = timedelta(days=1)
+_MOST_HELPERS = 3
+# A helper's fork and its results' trip back cost about as much as summarising a few
+# segments: a window with fewer segments to summarise than this is made here alone.
+_LEAST_SEGMENTS = 16
+# Days are planned and made in windows (see _windows) of this many events and up.
+_FIRST_WINDOW_EVENTS = 1_000
+_WINDOW_EVENTS = 32_000
 
 
 @attrs.frozen
@@ -87,13 +93,9 @@ class _Run:
     force: bool
     fresh: FreshUnions
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
-    digests_by_day: dict[date, str] = attrs.field(factory=dict)
+    day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
     grips: dict[str, Grip] = attrs.field(factory=dict)
-    # Digest bit positions of the segments built on the current day, by node id.
-    positions: dict[str, Collection[int]] = attrs.field(factory=dict)
-    # The full-size digest of a segment alone on its day: the day's digest.
-    alone: TermDigest | None = None
     # The newest day of the build: the next ingest of a growing history rebuilds it, so its
     # segments' positions are remembered (those of other days would cost more than they save).
     newest: date | None = None
@@ -117,6 +119,11 @@ class TocBuilder:
         summarizer: makes titles, bullets and keywords; :class:`ExtractiveSummarizer` by default.
         config: segmentation settings; :class:`BuildConfig` defaults by default.
         estimator: token counter for segmentation; :func:`tocsearch.text.estimate_tokens`.
+        helpers: processes forked to summarise days beside this one during a large build
+            (see :mod:`tocsearch.ingest._helpers`); by default one fewer than the CPUs this
+            process may use, at most three. The tree is the same with any number; 0 builds
+            in this process alone, as does any build with a summarizer other than the default
+            one, one of few segments, or one in a process with other threads running.
     """
 
     def __init__(
@@ -126,6 +133,7 @@ class TocBuilder:
         summarizer: Summarizer | None = None,
         config: BuildConfig | None = None,
         estimator: TokenEstimator | None = None,
+        helpers: int | None = None,
     ) -> None:
         if not isinstance(storage, Storage):
             raise InvalidArgument(f"storage must implement Storage, got {type(storage).__name__}")
@@ -143,6 +151,11 @@ class TocBuilder:
         )
         self.config = config if config is not None else BuildConfig()
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
+        self.helpers = (
+            min(available_cpus() - 1, _MOST_HELPERS)
+            if helpers is None
+            else whole_number("helpers", helpers, 0)
+        )
         # Digests of segments, days and parents already worked out in this process (bounded).
         self._segment_positions = SegmentPositions()
         self._day_digests = DayDigests()
@@ -224,8 +237,7 @@ class TocBuilder:
     def _build(self, days: set[date], *, force: bool) -> IngestReport:
         work = sorted(days | self._next_days(days))
         run = _Run(force=force, fresh=FreshUnions(self._unions), newest=work[-1] if work else None)
-        for day in work:
-            self._build_day(day, run)
+        self._make_days(work, run)
         grips_written = self._write_grips(run)
         self.storage.put_nodes(run.segment_writes)
         run.nodes_updated += len(run.segment_writes)
@@ -263,7 +275,53 @@ class TocBuilder:
                 found.add(after[0].timestamp.date())
         return found
 
-    def _build_day(self, day: date, run: _Run) -> None:
+    def _make_days(self, work: list[date], run: _Run) -> None:
+        """Plan, make and take in the days of ``work``, in order. A window of planned days
+        gets its helpers before the window before it is taken in, so that they make its days
+        while this process plans the next window and stores the last one's."""
+        maker = DayMaker(self.summarizer, self.config, self._segment_positions, self._day_digests)
+        started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]] = []
+        try:
+            for window in self._windows(work, run):
+                helping = HelperWork(maker.make, window, helpers=self._helpers_for(window))
+                started.append((window, helping))
+                helping.start()
+                if len(started) > 1:
+                    self._take_in(*started[0], run)
+                    started.pop(0)[1].stop()
+            while started:
+                self._take_in(*started[0], run)
+                started.pop(0)[1].stop()
+        finally:
+            for _, helping in started:
+                helping.stop()
+
+    def _take_in(
+        self, window: list[DayPlan], made: HelperWork[DayPlan, MadeDay], run: _Run
+    ) -> None:
+        for plan, day in zip(window, made.results(), strict=True):
+            self._apply_day(plan, day, run)
+
+    def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
+        """The days of ``work`` planned, in windows of at least ``_FIRST_WINDOW_EVENTS``
+        events, each twice the one before up to ``_WINDOW_EVENTS`` (and the days after them):
+        the first helper starts soon, the later ones seldom, and a rebuild of a large store
+        holds two windows of its events at a time."""
+        window: list[DayPlan] = []
+        events = 0
+        size = _FIRST_WINDOW_EVENTS
+        for day in work:
+            plan = self._plan_day(day, run)
+            window.append(plan)
+            events += len(plan.events)
+            if events >= size:
+                yield window
+                window, events, size = [], 0, min(2 * size, _WINDOW_EVENTS)
+        if window:
+            yield window
+
+    def _plan_day(self, day: date, run: _Run) -> DayPlan:
+        """A day's events, its stored segments and the segments its events fall into."""
         start = _midnight(day)
         events = self.storage.get_events(start, start + _DAY)
         prefix = segment_prefix(day)
@@ -272,86 +330,47 @@ class TocBuilder:
             for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, start + _DAY)
             if node.node_id.startswith(prefix)
         }
-        nodes: list[TocNode] = []
+        plans: list[SegmentPlan] = []
         if events:
             tail, key = self._tail_before(events[0], run)
             plans = plan_segments(events, self.config, self.estimator, tail, key)
-            run.alone = None
-            for plan in plans:
-                nodes.append(
-                    self._build_segment(
-                        plan, stored.pop(plan.node_id, None), run, alone=len(plans) == 1
-                    )
-                )
             run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
-            built = run.positions
-            remembered = self._segment_positions.of
+        return DayPlan(
+            day, tuple(events), stored, tuple(plans), force=run.force, newest=day == run.newest
+        )
 
-            def positions() -> list[Collection[int]]:
-                # The plans own the day's events between them: their union is the day's.
-                return [
-                    built.get(node.node_id) or remembered(plan.events, node)
-                    for plan, node in zip(plans, nodes, strict=True)
-                ]
+    def _helpers_for(self, window: list[DayPlan]) -> int:
+        """How many helper processes make the days of ``window``: none for a summarizer that
+        is not the default one (it may hold connections or threads a fork would share), nor
+        for a window with too few segments to summarise for a helper to pay for its fork."""
+        if self.helpers == 0 or type(self.summarizer) is not ExtractiveSummarizer:
+            return 0
+        if sum(plan.summaries() for plan in window) < _LEAST_SEGMENTS:
+            return 0
+        return self.helpers
 
-            text, digest = self._day_digests.of(events, nodes, positions, run.alone)
-            run.digests_by_day[day] = text
-            run.fresh.add(day_id(day), text, digest)
-            if day == run.newest:
-                for plan, node in zip(plans, nodes, strict=True):
-                    made = built.get(node.node_id)
-                    if made is not None:
-                        self._segment_positions.remember(plan.events, node, made)
-            built.clear()
-        for dropped in stored.values():
-            run.dropped_nodes.append(dropped.node_id)
-            self._drop_grips(dropped, run)
-        run.segments_by_day[day] = nodes
-
-    def _build_segment(
-        self, plan: SegmentPlan, old: TocNode | None, run: _Run, *, alone: bool
-    ) -> TocNode:
-        if old is not None and not run.force and old.event_ids == plan.event_ids:
-            # The same events give the same summary: only the overlap can differ.
-            node = attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids)
-            if not node.digest:
-                # Built before segments had digests: the events give it.
-                node = self._with_digest(node, plan, run, alone=alone)
-            node = with_version(node, old)
-        else:
-            summary = self.summarizer.summarize_events(for_summary(plan.events, self.config))
-            bullets, grips = segment_bullets(plan, summary, self.config.grip_excerpt_chars)
-            for grip in grips:
-                run.grips[grip.grip_id] = grip
-            node = segment_node(plan, summary, bullets)
-            node = with_version(self._with_digest(node, plan, run, alone=alone), old)
-            if old is not None:
-                self._drop_grips(old, run)
-        if node is not old:
-            run.segment_writes.append(node)
-            if old is None:
-                run.segments_created += 1
-            else:
-                run.segments_changed += 1
-        return node
-
-    @staticmethod
-    def _with_digest(node: TocNode, plan: SegmentPlan, run: _Run, *, alone: bool) -> TocNode:
-        """``node`` with the digest of its events and texts; the bit positions are kept for
-        the day's digest. A segment ``alone`` on its day has the day's positions: their
-        full-size digest is kept as the day's, and folded for the segment's."""
-        positions = run.positions[node.node_id] = segment_positions(plan.events, node)
-        if alone:
-            run.alone = TermDigest.from_positions(positions)
-            digest = run.alone.sized()
-        else:
-            digest = TermDigest.from_positions(positions, sized=True)
-        return attrs.evolve(node, digest=digest.to_text())
-
-    @staticmethod
-    def _drop_grips(node: TocNode, run: _Run) -> None:
-        for bullet in node.bullets:
-            run.dropped_grips.update(dict.fromkeys(bullet.grip_ids))
+    def _apply_day(self, plan: DayPlan, made: MadeDay, run: _Run) -> None:
+        """Take a made day into the build: what to write, drop and roll up."""
+        day = plan.day
+        for grip in made.grips:
+            run.grips[grip.grip_id] = grip
+        run.segment_writes.extend(made.writes)
+        run.segments_created += made.created
+        run.segments_changed += len(made.writes) - made.created
+        if plan.events:
+            run.fresh.add(day_id(day), made.digest_text, made.digest)
+            # The maker's caches are this process's only when it made the day here; a
+            # helper's results are remembered as they would have been.
+            self._day_digests.keep(plan.events, made.nodes, made.digest_text)
+            for segment, node in zip(plan.segments, made.nodes, strict=True):
+                positions = made.positions.get(node.node_id)
+                if positions is not None:
+                    self._segment_positions.remember(segment.events, node, positions)
+        run.dropped_nodes.extend(made.dropped_nodes)
+        run.dropped_grips.update(made.dropped_grips)
+        run.segments_by_day[day] = made.nodes
+        if made.node is not None:
+            run.day_nodes[day] = made.node
 
     def _tail_before(
         self, first: Event, run: _Run
@@ -413,10 +432,7 @@ class TocBuilder:
             if not segments:
                 emptied.append(day_id(day))
                 continue
-            children = sorted(segments, key=time_order)
-            days.append(
-                self._parent(day_id(day), TocLevel.DAY, children, run.digests_by_day.get(day, ""))
-            )
+            days.append(run.day_nodes[day])
         self._write_level(days, run)
         run.fresh.finish()
         changed = {parent_id(node.node_id) for node in days}

@@ -165,12 +165,7 @@ class DayDigests:
                 text need not be read again.
             alone: the full-size digest of the day's one segment, which is the day's.
         """
-        key = (
-            tuple(event.event_id for event in events),
-            tuple(node.searchable_texts for node in segments),
-            tuple(node.node_id for node in segments),
-            tuple(node.digest for node in segments),
-        )
+        key = _day_key(events, segments)
         found = self._entries.get(key)
         if found is not None:
             self._entries.move_to_end(key)
@@ -185,11 +180,31 @@ class DayDigests:
             union = parts[0] if len(parts) == 1 else set().union(*parts)
             digest = TermDigest.from_positions(union)
         text = with_segment_map(digest.to_text(), segments)
+        self._remember(key, text)
+        return text, digest
+
+    def keep(self, events: Sequence[Event], segments: Sequence[TocNode], text: str) -> None:
+        """Remember ``text`` as :func:`day_digest` of ``events`` and ``segments`` (worked out
+        elsewhere, such as in a helper process)."""
+        self._remember(_day_key(events, segments), text)
+
+    def _remember(self, key: tuple[object, ...], text: str) -> None:
+        self._entries.pop(key, None)
         while len(self._entries) >= self.capacity > 0:
             self._entries.popitem(last=False)
         if self.capacity:
             self._entries[key] = text
-        return text, digest
+
+
+def _day_key(events: Sequence[Event], segments: Sequence[TocNode]) -> tuple[object, ...]:
+    """What a day's digest is made of: its event ids (an event id always names the same
+    event) and its segments' texts, ids and digests."""
+    return (
+        tuple(event.event_id for event in events),
+        tuple(node.searchable_texts for node in segments),
+        tuple(node.node_id for node in segments),
+        tuple(node.digest for node in segments),
+    )
 
 
 def union_digest(children: Sequence[TocNode]) -> str:

@@ -1,0 +1,188 @@
+"""Results of a pure function over a list of jobs, in order, with helper processes making some.
+
+The builder's days are pure functions of what it planned (their events, the stored segments
+they replace): summarising them is most of a build, and a second CPU can summarise some while
+this process stores and rolls up the others. Helpers are forked after the jobs are planned, so
+they read the jobs from the memory they share with this process and send back only results.
+Each job is made once, by whoever claims it first from a shared counter: the helpers claim
+the next job whenever they are free, and this process claims the job it needs next when no
+helper has, so neither waits for the other longer than one job takes. The results are what
+this process would have made itself (the function is pure), so a build is the same with or
+without helpers; a helper that fails or dies only hands its jobs back.
+
+Forking is safe only where the process has a single thread (a lock another thread holds would
+stay held in the child forever) and the platform forks cleanly (not macOS, whose system
+libraries may not survive a fork); elsewhere :func:`fork_is_safe` says no and every job is
+made here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection
+from types import TracebackType
+from typing import Generic, TypeVar
+
+__all__ = ["HelperWork", "available_cpus", "fork_is_safe"]
+
+_Job = TypeVar("_Job")
+_Result = TypeVar("_Result")
+
+_MINE = -1  # owner mark of a job this process claimed
+_UNCLAIMED = -2
+_JOIN_SECONDS = 5.0  # how long a finished helper may take to exit before it is stopped
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def fork_is_safe() -> bool:
+    """Whether this process may fork helpers: a POSIX platform other than macOS, one thread,
+    and not itself a daemonic ``multiprocessing`` process (which may not have children)."""
+    return (
+        os.name == "posix"
+        and sys.platform != "darwin"
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and not multiprocessing.current_process().daemon
+    )
+
+
+class HelperWork(Generic[_Job, _Result]):
+    """``make(job)`` for every job, read in order with :meth:`results`, with up to ``helpers``
+    forked processes making the jobs they claim first. With ``helpers=0`` (or when
+    :func:`fork_is_safe` says no) every job is made here, in order, as a plain loop would.
+
+    Use as a context manager, or call :meth:`start` and then :meth:`stop` in a ``finally``:
+    stopping ends the helpers, whether or not every result was read. ``make`` must be a pure
+    function of its job whose result pickles.
+    """
+
+    def __init__(
+        self, make: Callable[[_Job], _Result], jobs: Sequence[_Job], *, helpers: int
+    ) -> None:
+        self._make = make
+        self._jobs = jobs
+        self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        self._ready: dict[int, _Result | None] = {}
+        self._dead: set[int] = set()
+        self._helper_count = helpers if helpers > 0 and len(jobs) > 1 and fork_is_safe() else 0
+        context = multiprocessing.get_context("fork")
+        # The next job to claim, and who claimed each (a helper's number, or _MINE), shared
+        # with the helpers through memory mapped before the fork.
+        self._next = context.RawValue("q", 0)
+        self._owner = context.RawArray("b", [_UNCLAIMED] * len(jobs) if self._helper_count else [])
+        self._lock = context.Lock()
+        self._context = context
+
+    def __enter__(self) -> HelperWork[_Job, _Result]:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Fork the helpers; they start claiming jobs at once."""
+        for number in range(self._helper_count):
+            receiver, sender = self._context.Pipe(duplex=False)
+            process = self._context.Process(
+                target=self._serve, args=(number, sender), name="tocsearch-helper", daemon=True
+            )
+            process.start()
+            sender.close()
+            self._helpers.append((process, receiver))
+
+    def stop(self) -> None:
+        """Stop the helpers (each finishes the job it is making first); results not yet read
+        are then made here."""
+        with self._lock:
+            self._next.value = len(self._jobs)  # nothing more to claim
+        for process, receiver in self._helpers:
+            receiver.close()  # a helper blocked on sending gets an error and exits
+            process.join(_JOIN_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        self._dead.update(range(len(self._helpers)))
+        self._ready.clear()
+
+    @property
+    def helpers(self) -> int:
+        """How many helper processes make jobs (0: all are made here)."""
+        return self._helper_count
+
+    def results(self) -> Iterator[_Result]:
+        """``make(job)`` for each job, in the jobs' order."""
+        for index, job in enumerate(self._jobs):
+            yield self._result(index, job)
+
+    def _result(self, index: int, job: _Job) -> _Result:
+        if not self._helpers:
+            return self._make(job)
+        with self._lock:
+            owner = self._owner[index]
+            if owner == _UNCLAIMED:
+                # Jobs are read in order, so every earlier one is claimed: this is the next.
+                self._owner[index] = _MINE
+                self._next.value = index + 1
+                owner = _MINE
+        if owner != _MINE:
+            made = self._receive(index, owner)
+            if made is not None:
+                return made
+        return self._make(job)
+
+    def _receive(self, index: int, owner: int) -> _Result | None:
+        """The helper ``owner``'s result for job ``index``, or None when it failed or died
+        (the job is then made here, where a failure raises as it would without helpers)."""
+        if index in self._ready:
+            return self._ready.pop(index)
+        if owner in self._dead:
+            return None
+        receiver = self._helpers[owner][1]
+        while True:
+            try:
+                number, made = receiver.recv()
+            except (EOFError, OSError):
+                self._dead.add(owner)
+                return None
+            if number == index:
+                return made  # type: ignore[no-any-return]
+            self._ready[number] = made
+
+    def _serve(self, number: int, sender: Connection) -> None:
+        """A helper's loop: claim the next job, make it, send it; until none is left."""
+        total = len(self._jobs)
+        while True:
+            with self._lock:
+                index = self._next.value
+                if index >= total:
+                    break
+                self._next.value = index + 1
+                self._owner[index] = number
+            try:
+                made: _Result | None = self._make(self._jobs[index])
+            except Exception:
+                made = None  # made again by the main process, which reports the error
+            try:
+                sender.send((index, made))
+            except (OSError, ValueError):
+                break  # the main process stopped reading
+            except Exception:
+                sender.send((index, None))  # a result that does not pickle is made there
+        sender.close()
