@@ -18,14 +18,18 @@ made here.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing.connection import Connection
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    # Imported only where helpers are forked: multiprocessing imports subprocess, which
+    # takes any importable msvcrt module for a sign of Windows.
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 __all__ = ["HelperWork", "available_cpus", "fork_is_safe"]
 
@@ -47,12 +51,16 @@ def available_cpus() -> int:
 
 def fork_is_safe() -> bool:
     """Whether this process may fork helpers: a POSIX platform other than macOS, one thread,
-    and not itself a daemonic ``multiprocessing`` process (which may not have children)."""
+    ``multiprocessing`` at hand, and not itself a daemonic ``multiprocessing`` process (which
+    may not have children)."""
+    if os.name != "posix" or sys.platform == "darwin" or threading.active_count() != 1:
+        return False
+    try:
+        import multiprocessing
+    except ImportError:
+        return False
     return (
-        os.name == "posix"
-        and sys.platform != "darwin"
-        and "fork" in multiprocessing.get_all_start_methods()
-        and threading.active_count() == 1
+        "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
 
@@ -72,15 +80,19 @@ class HelperWork(Generic[_Job, _Result]):
     ) -> None:
         self._make = make
         self._jobs = jobs
-        self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        self._helpers: list[tuple[BaseProcess, Connection]] = []
         self._ready: dict[int, _Result | None] = {}
         self._dead: set[int] = set()
         self._helper_count = helpers if helpers > 0 and len(jobs) > 1 and fork_is_safe() else 0
+        if not self._helper_count:
+            return
+        import multiprocessing
+
         context = multiprocessing.get_context("fork")
         # The next job to claim, and who claimed each (a helper's number, or _MINE), shared
         # with the helpers through memory mapped before the fork.
         self._next = context.RawValue("q", 0)
-        self._owner = context.RawArray("b", [_UNCLAIMED] * len(jobs) if self._helper_count else [])
+        self._owner = context.RawArray("b", [_UNCLAIMED] * len(jobs))
         self._lock = context.Lock()
         self._context = context
 
@@ -98,6 +110,8 @@ class HelperWork(Generic[_Job, _Result]):
 
     def start(self) -> None:
         """Fork the helpers; they start claiming jobs at once."""
+        if self._helpers:
+            return
         for number in range(self._helper_count):
             receiver, sender = self._context.Pipe(duplex=False)
             process = self._context.Process(
@@ -110,6 +124,8 @@ class HelperWork(Generic[_Job, _Result]):
     def stop(self) -> None:
         """Stop the helpers (each finishes the job it is making first); results not yet read
         are then made here."""
+        if not self._helpers:
+            return
         with self._lock:
             self._next.value = len(self._jobs)  # nothing more to claim
         for process, receiver in self._helpers:
