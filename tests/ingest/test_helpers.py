@@ -3,23 +3,21 @@ nothing lost when a helper fails or dies."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
+import subprocess
+import sys
 import threading
-from typing import Any
+from pathlib import Path
 
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests._support.synthetic import history
 
 from tocsearch.errors import InvalidArgument
-from tocsearch.ingest import TocBuilder, _builder, check_tree
+from tocsearch.ingest import TocBuilder
 from tocsearch.ingest._helpers import HelperWork, available_cpus, fork_is_safe
 from tocsearch.storage import InMemoryStorage
 
-_PARENT = os.getpid()
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _square(job: int) -> int:
@@ -32,66 +30,6 @@ def test_results_come_in_the_jobs_order(jobs: list[int], helpers: int) -> None:
     """Whatever the jobs and however many helpers, the results are make(job) in order."""
     with HelperWork(_square, jobs, helpers=helpers) as work:
         assert list(work.results()) == [job * job for job in jobs]
-
-
-def _made_where(job: int, helped: Any) -> tuple[int, int]:
-    # The first job made here waits until a helper has made one, so a helper always does.
-    if os.getpid() == _PARENT:
-        assert helped.wait(60)
-    else:
-        helped.set()
-    return job, os.getpid()
-
-
-def test_helpers_make_some_jobs_and_this_process_the_rest() -> None:
-    """With a helper, some jobs are made in another process, and each result is its job's."""
-    assert fork_is_safe(), "the test process should have one thread"
-    helped = multiprocessing.get_context("fork").Event()
-    jobs = list(range(50))
-    with HelperWork(lambda job: _made_where(job, helped), jobs, helpers=1) as work:
-        assert work.helpers == 1
-        made = list(work.results())
-    assert [job for job, _ in made] == jobs
-    assert {pid for _, pid in made} - {_PARENT}
-
-
-def _fails_on_seven(job: int) -> int:
-    if job == 7:
-        raise ValueError("job 7 cannot be made")
-    return job
-
-
-def test_a_failing_job_raises_here_as_without_helpers() -> None:
-    """A job that fails in a helper is made again here, where its error reaches the caller
-    after the results before it."""
-    with HelperWork(_fails_on_seven, list(range(20)), helpers=1) as work:
-        results = work.results()
-        read = [next(results) for _ in range(7)]
-        with pytest.raises(ValueError, match="job 7"):
-            next(results)
-    assert read == list(range(7))
-
-
-def _dies_in_a_helper(job: int) -> int:
-    if os.getpid() != _PARENT:
-        os._exit(3)
-    return job + 1
-
-
-def test_a_helper_that_dies_hands_its_jobs_back() -> None:
-    """When a helper process dies, the jobs it claimed are made here: no result is lost."""
-    jobs = list(range(30))
-    with HelperWork(_dies_in_a_helper, jobs, helpers=2) as work:
-        assert list(work.results()) == [job + 1 for job in jobs]
-
-
-def test_stopping_early_ends_the_helpers() -> None:
-    """Leaving the work after reading a few results ends every helper process."""
-    work = HelperWork(_square, list(range(500)), helpers=2)
-    with work:
-        results = work.results()
-        assert [next(results) for _ in range(3)] == [0, 1, 4]
-    assert not multiprocessing.active_children()
 
 
 def test_no_helpers_while_another_thread_runs() -> None:
@@ -109,44 +47,29 @@ def test_no_helpers_while_another_thread_runs() -> None:
         thread.join()
 
 
-def _tree(storage: InMemoryStorage) -> dict[str, Any]:
-    nodes = {node_id: storage.get_node(node_id) for node_id in storage.iter_node_ids()}
-    grips = {grip_id: storage.get_grip(grip_id) for grip_id in storage.iter_grip_ids()}
-    return {"nodes": nodes, "grips": grips}
+_FORKING = [
+    "a_build_with_helpers_is_the_build_without",
+    "a_failing_job_raises_here_as_without_helpers",
+    "a_helper_that_dies_hands_its_jobs_back",
+    "helpers_make_some_jobs_and_this_process_the_rest",
+    "stopping_early_ends_the_helpers",
+]
 
 
-def test_a_build_with_helpers_is_the_build_without(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Nodes (with their digests and versions) and grips are the same with and without a
-    helper, in one batch and in batches, and the helper does make days."""
-    used: list[int] = []
-    real = HelperWork
-
-    def counting(*args: Any, **kwargs: Any) -> HelperWork[Any, Any]:
-        work = real(*args, **kwargs)
-        used.append(work.helpers)
-        return work
-
-    monkeypatch.setattr(_builder, "HelperWork", counting)
-    events = history(3000)
-    trees = []
-    for helpers in (0, 1):
-        storage = InMemoryStorage()
-        builder = TocBuilder(storage, helpers=helpers)
-        builder.ingest(events[:2000])
-        builder.ingest(events[2000:])
-        check_tree(storage)
-        trees.append(_tree(storage))
-        again = InMemoryStorage()
-        TocBuilder(again, helpers=helpers).ingest(events)
-        assert _tree(again)["grips"] == trees[-1]["grips"]
-        assert {
-            node_id: attrs.evolve(node, version=1)
-            for node_id, node in _tree(again)["nodes"].items()
-        } == {
-            node_id: attrs.evolve(node, version=1) for node_id, node in trees[-1]["nodes"].items()
-        }
-    assert trees[0] == trees[1]
-    assert max(used) == 1
+@pytest.mark.parametrize("check", _FORKING)
+def test_with_forked_helpers(check: str) -> None:
+    """Each check of tests/_support/helper_checks.py passes in a fresh one-thread process,
+    where helpers are forked."""
+    code = (
+        "from tocsearch.ingest._helpers import fork_is_safe\n"
+        "assert fork_is_safe()\n"
+        f"from tests._support.helper_checks import {check}\n"
+        f"{check}()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=_ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_helpers_are_checked_and_default_to_the_spare_cpus() -> None:

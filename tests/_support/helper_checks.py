@@ -1,0 +1,131 @@
+"""Checks of helper processes that must run in a process with one thread (a test session
+may have threads of earlier tests left): ``tests/ingest/test_helpers.py`` runs each in a
+fresh interpreter, as ``python -c "from tests._support.helper_checks import NAME; NAME()"``."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Any
+
+import attrs
+import pytest
+
+from tests._support.synthetic import history
+from tocsearch.ingest import TocBuilder, _builder, check_tree
+from tocsearch.ingest._helpers import HelperWork
+from tocsearch.storage import InMemoryStorage
+
+__all__ = [
+    "a_build_with_helpers_is_the_build_without",
+    "a_failing_job_raises_here_as_without_helpers",
+    "a_helper_that_dies_hands_its_jobs_back",
+    "helpers_make_some_jobs_and_this_process_the_rest",
+    "stopping_early_ends_the_helpers",
+]
+
+_PARENT = os.getpid()
+
+
+def _square(job: int) -> int:
+    return job * job
+
+
+def _made_where(job: int, helped: Any) -> tuple[int, int]:
+    # The first job made here waits until a helper has made one, so a helper always does.
+    if os.getpid() == _PARENT:
+        assert helped.wait(60)
+    else:
+        helped.set()
+    return job, os.getpid()
+
+
+def helpers_make_some_jobs_and_this_process_the_rest() -> None:
+    """With a helper, some jobs are made in another process, and each result is its job's."""
+    helped = multiprocessing.get_context("fork").Event()
+    jobs = list(range(50))
+    with HelperWork(lambda job: _made_where(job, helped), jobs, helpers=1) as work:
+        assert work.helpers == 1
+        made = list(work.results())
+    assert [job for job, _ in made] == jobs
+    assert {pid for _, pid in made} - {_PARENT}
+
+
+def _fails_on_seven(job: int) -> int:
+    if job == 7:
+        raise ValueError("job 7 cannot be made")
+    return job
+
+
+def a_failing_job_raises_here_as_without_helpers() -> None:
+    """A job that fails in a helper is made again here, where its error reaches the caller
+    after the results before it."""
+    with HelperWork(_fails_on_seven, list(range(20)), helpers=1) as work:
+        results = work.results()
+        read = [next(results) for _ in range(7)]
+        with pytest.raises(ValueError, match="job 7"):
+            next(results)
+    assert read == list(range(7))
+
+
+def _dies_in_a_helper(job: int) -> int:
+    if os.getpid() != _PARENT:
+        os._exit(3)
+    return job + 1
+
+
+def a_helper_that_dies_hands_its_jobs_back() -> None:
+    """When a helper process dies, the jobs it claimed are made here: no result is lost."""
+    jobs = list(range(30))
+    with HelperWork(_dies_in_a_helper, jobs, helpers=2) as work:
+        assert list(work.results()) == [job + 1 for job in jobs]
+
+
+def stopping_early_ends_the_helpers() -> None:
+    """Leaving the work after reading a few results ends every helper process."""
+    work = HelperWork(_square, list(range(500)), helpers=2)
+    with work:
+        results = work.results()
+        assert [next(results) for _ in range(3)] == [0, 1, 4]
+    assert not multiprocessing.active_children()
+
+
+def _tree(storage: InMemoryStorage) -> dict[str, Any]:
+    nodes = {node_id: storage.get_node(node_id) for node_id in storage.iter_node_ids()}
+    grips = {grip_id: storage.get_grip(grip_id) for grip_id in storage.iter_grip_ids()}
+    return {"nodes": nodes, "grips": grips}
+
+
+def a_build_with_helpers_is_the_build_without() -> None:
+    """Nodes (with their digests and versions) and grips are the same with and without a
+    helper, in one batch and in batches, and the helper does make days."""
+    used: list[int] = []
+    real = HelperWork
+
+    def counting(*args: Any, **kwargs: Any) -> HelperWork[Any, Any]:
+        work = real(*args, **kwargs)
+        used.append(work.helpers)
+        return work
+
+    # This check runs in a process of its own, so the builder is patched for good.
+    setattr(_builder, "HelperWork", counting)  # noqa: B010 (not an attribute mypy knows)
+    events = history(3000)
+    trees = []
+    for helpers in (0, 1):
+        storage = InMemoryStorage()
+        builder = TocBuilder(storage, helpers=helpers)
+        builder.ingest(events[:2000])
+        builder.ingest(events[2000:])
+        check_tree(storage)
+        trees.append(_tree(storage))
+        again = InMemoryStorage()
+        TocBuilder(again, helpers=helpers).ingest(events)
+        assert _tree(again)["grips"] == trees[-1]["grips"]
+        assert {
+            node_id: attrs.evolve(node, version=1)
+            for node_id, node in _tree(again)["nodes"].items()
+        } == {
+            node_id: attrs.evolve(node, version=1) for node_id, node in trees[-1]["nodes"].items()
+        }
+    assert trees[0] == trees[1]
+    assert max(used) == 1
