@@ -32,7 +32,7 @@ from tocsearch.ingest._digests import (
     Unions,
 )
 from tocsearch.ingest._helpers import HelperWork, available_cpus
-from tocsearch.ingest._rollup import child_summary, parent_node, with_version
+from tocsearch.ingest._rollup import ParentJob, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
     last_segment,
@@ -51,11 +51,11 @@ __all__ = ["IngestReport", "TocBuilder"]
 
 _DAY = timedelta(days=1)
 _MOST_HELPERS = 3
-# A helper's fork and its results' trip back cost about as much as summarising a few
-# segments: a window with fewer segments to summarise than this is made here alone.
-_LEAST_SEGMENTS = 16
+# A helper's fork and its results' trip back cost about as much as a few summaries: work of
+# fewer summaries than this (segments of a window of days, parents of a level) is done here.
+_LEAST_SUMMARIES = 16
 # Days are planned and made in windows (see _windows) of this many events and up.
-_FIRST_WINDOW_EVENTS = 1_000
+_FIRST_WINDOW_EVENTS = 2_000
 _WINDOW_EVENTS = 32_000
 
 
@@ -283,7 +283,8 @@ class TocBuilder:
         started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]] = []
         try:
             for window in self._windows(work, run):
-                helping = HelperWork(maker.make, window, helpers=self._helpers_for(window))
+                summaries = sum(plan.summaries() for plan in window)
+                helping = HelperWork(maker.make, window, helpers=self._helpers_for(summaries))
                 started.append((window, helping))
                 helping.start()
                 if len(started) > 1:
@@ -304,9 +305,9 @@ class TocBuilder:
 
     def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
         """The days of ``work`` planned, in windows of at least ``_FIRST_WINDOW_EVENTS``
-        events, each twice the one before up to ``_WINDOW_EVENTS`` (and the days after them):
-        the first helper starts soon, the later ones seldom, and a rebuild of a large store
-        holds two windows of its events at a time."""
+        events and then of ``_WINDOW_EVENTS`` (and the days after them): the first helper
+        starts soon, the later ones seldom (each fork fills its caches again), and a rebuild
+        of a large store holds two windows of its events at a time."""
         window: list[DayPlan] = []
         events = 0
         size = _FIRST_WINDOW_EVENTS
@@ -316,7 +317,7 @@ class TocBuilder:
             events += len(plan.events)
             if events >= size:
                 yield window
-                window, events, size = [], 0, min(2 * size, _WINDOW_EVENTS)
+                window, events, size = [], 0, _WINDOW_EVENTS
         if window:
             yield window
 
@@ -339,15 +340,13 @@ class TocBuilder:
             day, tuple(events), stored, tuple(plans), force=run.force, newest=day == run.newest
         )
 
-    def _helpers_for(self, window: list[DayPlan]) -> int:
-        """How many helper processes make the days of ``window``: none for a summarizer that
-        is not the default one (it may hold connections or threads a fork would share), nor
-        for a window with too few segments to summarise for a helper to pay for its fork."""
+    def _helpers_for(self, summaries: int) -> int:
+        """How many helper processes make work of this many summaries: none for a summarizer
+        that is not the default one (it may hold connections or threads a fork would share),
+        nor for too few summaries for a helper to pay for its fork."""
         if self.helpers == 0 or type(self.summarizer) is not ExtractiveSummarizer:
             return 0
-        if sum(plan.summaries() for plan in window) < _LEAST_SEGMENTS:
-            return 0
-        return self.helpers
+        return self.helpers if summaries >= _LEAST_SUMMARIES else 0
 
     def _apply_day(self, plan: DayPlan, made: MadeDay, run: _Run) -> None:
         """Take a made day into the build: what to write, drop and roll up."""
@@ -438,19 +437,27 @@ class TocBuilder:
         changed = {parent_id(node.node_id) for node in days}
         changed |= self._remove_empty(emptied)
         for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
-            parents: list[TocNode] = []
+            jobs: list[ParentJob] = []
             emptied = []
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
                 children = self._stored_children(node_id, level)
                 if children:
-                    parents.append(
-                        self._parent(node_id, level, children, self._unions.of(children))
+                    jobs.append(
+                        ParentJob(node_id, level, tuple(children), self._unions.of(children))
                     )
                 else:
                     emptied.append(node_id)
+            # A level of many parents (a long history of short days) is summarised with
+            # helpers too.
+            helpers = self._helpers_for(len(jobs))
+            with HelperWork(self._make_parent, jobs, helpers=helpers) as made:
+                parents = list(made.results())
             self._write_level(parents, run)
             changed = {parent_id(node.node_id) for node in parents}
             changed |= self._remove_empty(emptied)
+
+    def _make_parent(self, job: ParentJob) -> TocNode:
+        return job.make(self.summarizer)
 
     def _remove_empty(self, node_ids: list[str]) -> set[str | None]:
         """Delete the stored ones of these nodes, which no longer have children; their parents
@@ -472,12 +479,6 @@ class TocBuilder:
             for node in self.storage.get_nodes_by_level(child_level, key.start, key.end)
             if parent_id(node.node_id) == node_id
         ]
-
-    def _parent(
-        self, node_id: str, level: TocLevel, children: list[TocNode], digest: str
-    ) -> TocNode:
-        summary = self.summarizer.summarize_children([child_summary(node) for node in children])
-        return attrs.evolve(parent_node(node_id, level, children, summary), digest=digest)
 
     def _write_level(self, nodes: list[TocNode], run: _Run) -> None:
         writes: list[TocNode] = []

@@ -22,7 +22,7 @@ from tocsearch.ingest._config import BuildConfig
 from tocsearch.ingest._digests import DayDigests, SegmentPositions, segment_positions
 from tocsearch.ingest._grips import segment_bullets
 from tocsearch.ingest._noise import for_summary
-from tocsearch.ingest._rollup import child_summary, parent_node, segment_node, with_version
+from tocsearch.ingest._rollup import ParentJob, segment_node, with_version
 from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
@@ -144,12 +144,9 @@ class DayMaker:
             made.dropped_nodes.append(dropped.node_id)
             _drop_grips(dropped, made)
         if made.nodes:
-            children = sorted(made.nodes, key=time_order)
-            summary = self.summarizer.summarize_children([child_summary(n) for n in children])
-            made.node = attrs.evolve(
-                parent_node(day_id(plan.day), TocLevel.DAY, children, summary),
-                digest=made.digest_text,
-            )
+            children = tuple(sorted(made.nodes, key=time_order))
+            day = ParentJob(day_id(plan.day), TocLevel.DAY, children, made.digest_text)
+            made.node = day.make(self.summarizer)
         return made
 
     def _segment(

@@ -4,11 +4,12 @@ The builder's days are pure functions of what it planned (their events, the stor
 they replace): summarising them is most of a build, and a second CPU can summarise some while
 this process stores and rolls up the others. Helpers are forked after the jobs are planned, so
 they read the jobs from the memory they share with this process and send back only results.
-Each job is made once, by whoever claims it first from a shared counter: the helpers claim
-the next job whenever they are free, and this process claims the job it needs next when no
-helper has, so neither waits for the other longer than one job takes. The results are what
-this process would have made itself (the function is pure), so a build is the same with or
-without helpers; a helper that fails or dies only hands its jobs back.
+Each job is made once, by whoever claims it first: the helpers claim jobs from the front
+whenever they are free; this process takes the results in order, claims the job it needs
+next when no helper has, and, rather than wait for a result a helper is still making, claims
+and makes a job from the back. Neither side waits while a job is left to claim. The results
+are what this process would have made itself (the function is pure), so a build is the same
+with or without helpers; a helper that fails or dies only hands its jobs back.
 
 Forking is safe only where the process has a single thread (a lock another thread holds would
 stay held in the child forever) and the platform forks cleanly (not macOS, whose system
@@ -18,6 +19,7 @@ made here.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -89,9 +91,10 @@ class HelperWork(Generic[_Job, _Result]):
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        # The next job to claim, and who claimed each (a helper's number, or _MINE), shared
-        # with the helpers through memory mapped before the fork.
+        # The jobs left to claim (from the front, the back) and who claimed each (a helper's
+        # number, or _MINE), shared with the helpers through memory mapped before the fork.
         self._next = context.RawValue("q", 0)
+        self._end = context.RawValue("q", len(jobs))
         self._owner = context.RawArray("b", [_UNCLAIMED] * len(jobs))
         self._lock = context.Lock()
         self._context = context
@@ -112,14 +115,23 @@ class HelperWork(Generic[_Job, _Result]):
         """Fork the helpers; they start claiming jobs at once."""
         if self._helpers:
             return
-        for number in range(self._helper_count):
-            receiver, sender = self._context.Pipe(duplex=False)
-            process = self._context.Process(
-                target=self._serve, args=(number, sender), name="tocsearch-helper", daemon=True
-            )
-            process.start()
-            sender.close()
-            self._helpers.append((process, receiver))
+        # Frozen, the objects this process holds are never visited by a helper's garbage
+        # collector, whose writes to them would copy the memory pages they sit on.
+        gc.freeze()
+        try:
+            for number in range(self._helper_count):
+                receiver, sender = self._context.Pipe(duplex=False)
+                process = self._context.Process(
+                    target=self._serve,
+                    args=(number, sender),
+                    name="tocsearch-helper",
+                    daemon=True,
+                )
+                process.start()
+                sender.close()
+                self._helpers.append((process, receiver))
+        finally:
+            gc.unfreeze()
 
     def stop(self) -> None:
         """Stop the helpers (each finishes the job it is making first); results not yet read
@@ -127,7 +139,7 @@ class HelperWork(Generic[_Job, _Result]):
         if not self._helpers:
             return
         with self._lock:
-            self._next.value = len(self._jobs)  # nothing more to claim
+            self._end.value = 0  # nothing more to claim
         for process, receiver in self._helpers:
             receiver.close()  # a helper blocked on sending gets an error and exits
             process.join(_JOIN_SECONDS)
@@ -150,44 +162,55 @@ class HelperWork(Generic[_Job, _Result]):
     def _result(self, index: int, job: _Job) -> _Result:
         if not self._helpers:
             return self._make(job)
-        with self._lock:
-            owner = self._owner[index]
-            if owner == _UNCLAIMED:
-                # Jobs are read in order, so every earlier one is claimed: this is the next.
-                self._owner[index] = _MINE
-                self._next.value = index + 1
-                owner = _MINE
-        if owner != _MINE:
-            made = self._receive(index, owner)
-            if made is not None:
-                return made
-        return self._make(job)
+        while index not in self._ready:
+            with self._lock:
+                owner = self._owner[index]
+                if owner == _UNCLAIMED:
+                    # Results are read in order, so every earlier job is claimed: this one
+                    # is the next at the front.
+                    self._owner[index] = _MINE
+                    self._next.value = index + 1
+            if owner in (_UNCLAIMED, _MINE) or owner in self._dead:
+                break  # made here (again, when a helper failed or died)
+            receiver = self._helpers[owner][1]
+            if receiver.poll() or not self._make_from_back():
+                self._receive(owner)
+        made = self._ready.pop(index, None)
+        return self._make(job) if made is None else made
 
-    def _receive(self, index: int, owner: int) -> _Result | None:
-        """The helper ``owner``'s result for job ``index``, or None when it failed or died
-        (the job is then made here, where a failure raises as it would without helpers)."""
-        if index in self._ready:
-            return self._ready.pop(index)
-        if owner in self._dead:
-            return None
-        receiver = self._helpers[owner][1]
-        while True:
-            try:
-                number, made = receiver.recv()
-            except (EOFError, OSError):
-                self._dead.add(owner)
-                return None
-            if number == index:
-                return made  # type: ignore[no-any-return]
-            self._ready[number] = made
+    def _make_from_back(self) -> bool:
+        """Claim the last unclaimed job and make it here; False when none is left.
+
+        A job that fails here is kept as None and made again when its turn comes, so that
+        its error is raised in order."""
+        with self._lock:
+            last = self._end.value - 1
+            if last < self._next.value:
+                return False
+            self._end.value = last
+            self._owner[last] = _MINE
+        try:
+            self._ready[last] = self._make(self._jobs[last])
+        except Exception:
+            self._ready[last] = None
+        return True
+
+    def _receive(self, owner: int) -> None:
+        """Wait for the next result of the helper ``owner``; a helper that has died leaves
+        its claimed jobs to this process."""
+        try:
+            number, made = self._helpers[owner][1].recv()
+        except (EOFError, OSError):
+            self._dead.add(owner)
+            return
+        self._ready[number] = made
 
     def _serve(self, number: int, sender: Connection) -> None:
         """A helper's loop: claim the next job, make it, send it; until none is left."""
-        total = len(self._jobs)
         while True:
             with self._lock:
                 index = self._next.value
-                if index >= total:
+                if index >= self._end.value:
                     break
                 self._next.value = index + 1
                 self._owner[index] = number

@@ -16,10 +16,17 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.ingest._segmenter import SegmentPlan
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
-from tocsearch.summarize._summarizer import Summary, SummaryBullet
+from tocsearch.summarize._summarizer import Summarizer, Summary, SummaryBullet
 from tocsearch.text import clip
 
-__all__ = ["child_summary", "parent_node", "same_content", "segment_node", "with_version"]
+__all__ = [
+    "ParentJob",
+    "child_summary",
+    "parent_node",
+    "same_content",
+    "segment_node",
+    "with_version",
+]
 
 _SUMMARY_CHARS = 600
 
@@ -95,6 +102,22 @@ def parent_node(
         child_node_ids=tuple(child.node_id for child in children),
         summary=_summary_text(summary),
     )
+
+
+@attrs.frozen
+class ParentJob:
+    """A parent to roll up: its id and level, its children (by start time) and its digest."""
+
+    node_id: str
+    level: TocLevel
+    children: tuple[TocNode, ...]
+    digest: str
+
+    def make(self, summarizer: Summarizer) -> TocNode:
+        """The parent node (at version 1), summarised from its children's summaries."""
+        summary = summarizer.summarize_children([child_summary(n) for n in self.children])
+        node = parent_node(self.node_id, self.level, self.children, summary)
+        return attrs.evolve(node, digest=self.digest)
 
 
 def same_content(left: TocNode, right: TocNode) -> bool:
