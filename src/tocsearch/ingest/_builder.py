@@ -15,6 +15,7 @@ day and its ancestors, which repairs the tree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timedelta, timezone
 
@@ -358,9 +359,9 @@ class TocBuilder:
         run.segments_changed += len(made.writes) - made.created
         if plan.events:
             run.fresh.add(day_id(day), made.digest_text, made.digest)
-            # The maker's caches are this process's only when it made the day here; a
-            # helper's results are remembered as they would have been.
-            self._day_digests.keep(plan.events, made.nodes, made.digest_text)
+            if made.process != os.getpid():
+                # A helper filled its own copy of the cache: this one learns its day here.
+                self._day_digests.keep(plan.events, made.nodes, made.digest_text)
             for segment, node in zip(plan.segments, made.nodes, strict=True):
                 positions = made.positions.get(node.node_id)
                 if positions is not None:

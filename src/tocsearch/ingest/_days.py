@@ -11,6 +11,7 @@ helper processes make days while the builder stores those made before them
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from datetime import date
 
@@ -76,6 +77,7 @@ class MadeDay:
         digest: the day's full-size digest when it was worked out now, else None.
         positions: for the newest day, the digest positions of the segments made now.
         node: the day's node (unversioned), or None for a day without segments.
+        process: the id of the process that made the day (a helper's or the builder's).
     """
 
     nodes: list[TocNode] = attrs.field(factory=list)
@@ -88,6 +90,7 @@ class MadeDay:
     digest: TermDigest | None = None
     positions: dict[str, Collection[int]] = attrs.field(factory=dict)
     node: TocNode | None = None
+    process: int = attrs.field(factory=os.getpid)
 
 
 class DayMaker:
