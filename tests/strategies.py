@@ -325,3 +325,40 @@ def planted_histories(draw: st.DrawFn, max_size: int = 24) -> list[Event]:
             )
         )
     return made
+
+
+@st.composite
+def navigation_steps(draw: st.DrawFn) -> Any:
+    """A path of a navigation: one to four steps of any phase, each with up to four matches
+    (events or nodes), a chosen node or none, and a reason that may be empty."""
+    from tocsearch.navigate.result import NavigationStep, StepMatch, StepPhase
+    from tocsearch.search import SearchField
+
+    steps = []
+    for number in range(1, draw(st.integers(1, 4)) + 1):
+        matches = tuple(
+            StepMatch(
+                node_id=draw(_ids),
+                title=draw(sentences),
+                score=draw(st.floats(0.0, 1.0)),
+                field=draw(st.none() | st.sampled_from(SearchField)),
+                text=draw(tricky_texts),
+                event_id=draw(st.none() | _ids),
+            )
+            for _ in range(draw(st.integers(0, 4)))
+        )
+        steps.append(
+            NavigationStep(
+                number=number,
+                phase=draw(st.sampled_from(StepPhase)),
+                level=draw(st.sampled_from(TocLevel)),
+                scope=draw(sentences),
+                parent_ids=tuple(draw(st.lists(_ids, max_size=2))),
+                searched=draw(st.integers(0, 500)),
+                matched=draw(st.integers(0, 500)),
+                matches=matches,
+                chosen=draw(st.none() | _ids),
+                reason=draw(st.just("") | sentences),
+            )
+        )
+    return tuple(steps)

@@ -5,10 +5,20 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import attrs
+from hypothesis import given
+from hypothesis import strategies as st
 from tests._support.budget import rendered_tokens
+from tests.strategies import evidence_items, navigation_steps, sentences, tricky_texts, words
 
-from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
-from tocsearch.navigate._fit import fit
+from tocsearch.navigate import (
+    Evidence,
+    EvidenceKind,
+    NavigationResult,
+    NavigationStep,
+    parse_time_hints,
+)
+from tocsearch.navigate._fit import _Cost, _costs, _Meter, fit, grouped
+from tocsearch.navigate.result import EXPAND_EVENT
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
@@ -90,7 +100,7 @@ def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
     """When not every item fits, the items come without matched terms, and those of segments
     other than the best item's without their title, so that more of them fit."""
     offered = _offered(12)
-    result = _fitted("", 700, offered)
+    result = _fitted("", 680, offered)
     assert 3 < len(result.evidence) < len(offered)
     best = offered[0].segment_id
     assert result.evidence[0] == attrs.evolve(offered[0], matched_terms=())
@@ -100,7 +110,7 @@ def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
         for item in result.evidence
     )
     assert {item.segment_id for item in result.evidence} == {item.segment_id for item in offered}
-    assert rendered_tokens(result) <= result.tokens_used <= 700
+    assert rendered_tokens(result) <= result.tokens_used <= 680
 
 
 def _surcharged(text: str) -> int:
@@ -136,3 +146,97 @@ def test_the_reason_gives_way_for_more_of_the_same_items_too() -> None:
     assert explained.evidence == unexplained.evidence
     assert explained.reason == "4 of 5 items fit the budget"
     assert rendered_tokens(explained) <= explained.tokens_used <= 600
+
+
+def _pieces(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
+    """What the fit adds up for ``result``: its frame, its path and each item in its place
+    (after its segment's first item, with the closing lines when it is the first of all)."""
+    meter = _Meter(estimator, result.zone)
+    total = meter.frame(result, result.tokens_used, reason=result.reason, partial=result.partial)
+    total += meter.path(result.steps)
+    openers: dict[str, Evidence] = {}
+    for number, item in enumerate(result.evidence):
+        total += meter.item(item, opener=openers.get(item.segment_id), first=number == 0)
+        openers.setdefault(item.segment_id, item)
+    if not result.evidence:
+        total += meter.nothing_found
+    return total
+
+
+def _characters(text: str) -> int:
+    return len(text)
+
+
+_SEGMENTS = ("toc:segment:2026-01-05:s1", "toc:segment:2026-01-06:s2", "s3")
+
+
+@st.composite
+def _results(draw: st.DrawFn) -> NavigationResult:
+    """A result as the fit shapes one: items grouped by segment, a path or none, any reason,
+    either status, a zone, and the budget as its count."""
+    budget = draw(st.integers(200, 2000))
+    return NavigationResult(
+        query=draw(tricky_texts),
+        topic="deploy",
+        terms=tuple(draw(st.lists(words, max_size=3))),
+        time_hints=parse_time_hints(draw(st.sampled_from(["deploy", "deploy last week"])), NOW),
+        steps=draw(st.just(()) | navigation_steps()),
+        evidence=grouped(draw(st.lists(evidence_items(_SEGMENTS), max_size=8))),
+        partial=draw(st.booleans()),
+        reason=draw(st.just("") | sentences | tricky_texts),
+        tokens_used=budget,
+        token_budget=budget,
+        nodes_visited=draw(st.integers(0, 5000)),
+        iterations=draw(st.integers(0, 40)),
+        zone=draw(st.sampled_from(["UTC", "America/Los_Angeles", "+05:30"])),
+    )
+
+
+@given(result=_results())
+def test_the_pieces_bound_the_rendering(result: NavigationResult) -> None:
+    """The sum of a result's pieces, each costed alone, is at least what the whole result
+    costs in each rendering: the fit may add them up instead of rendering every choice."""
+    rendered = _costs(result, estimate_tokens)
+    assert rendered.within(_pieces(result, estimate_tokens))
+
+
+@given(result=_results())
+def test_the_pieces_are_the_rendering_in_characters(result: NavigationResult) -> None:
+    """Counted in characters, the pieces are the JSON to the character (but the separator
+    after the last segment) and the Markdown but the lines a piece may say that the whole
+    does not (the note that the path was left out, the closing lines of the other kind)."""
+    rendered = _costs(result, _characters)
+    pieces = _pieces(result, _characters)
+    assert pieces.json - rendered.json == (2 if result.evidence else 0)
+    path_note = len(", path left out") if result.steps and result.iterations else 0
+    closing = len(f", times {result.zone}\n{EXPAND_EVENT}\n")
+    assert path_note <= pieces.markdown - rendered.markdown <= path_note + closing
+
+
+@given(
+    offered=st.lists(evidence_items(_SEGMENTS), max_size=12),
+    budget=st.integers(200, 2000),
+    reason=st.just("") | st.just(EXPLAINED) | sentences,
+    full_path=st.booleans(),
+    steps=st.just(()) | navigation_steps(),
+)
+def test_an_answer_fits_without_trimming(
+    offered: list[Evidence],
+    budget: int,
+    reason: str,
+    full_path: bool,
+    steps: tuple[NavigationStep, ...],
+) -> None:
+    """Whatever the offer, the budget and the path, the fitted answer is within its budget in
+    both renderings, its pieces add up within it too (so the final measure had nothing to
+    trim), and the reason counts the items returned when not all were."""
+    result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
+    fitted = fit(
+        result, offered, budget=budget, estimator=estimate_tokens, full_path=full_path, note=_note
+    )
+    assert rendered_tokens(fitted) <= fitted.tokens_used <= budget
+    assert _pieces(attrs.evolve(fitted, tokens_used=budget), estimate_tokens).widest <= budget
+    shaped = len(fitted.evidence)
+    assert fitted.partial == (shaped < len(offered))
+    if shaped < len(offered):
+        assert fitted.reason.endswith(_note(shaped, len(offered)))

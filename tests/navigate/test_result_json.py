@@ -11,13 +11,20 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.strategies import evidence_items, sentences, words
+from tests.strategies import evidence_items, navigation_steps, sentences, words
 
 from tocsearch import ids
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument
-from tocsearch.navigate import Evidence, EvidenceKind, NavigationResult, parse_time_hints
+from tocsearch.navigate import (
+    Evidence,
+    EvidenceKind,
+    NavigationResult,
+    NavigationStep,
+    parse_time_hints,
+)
 from tocsearch.navigate._terms import searched_terms
+from tocsearch.navigate.result import evidence_dict, step_dicts
 
 _GROUP_KEYS = ("segment_title", "project", "session_id")
 
@@ -351,3 +358,18 @@ def test_a_row_is_exactly_a_whole_event_with_nothing_else_to_say(
         assert isinstance(shown, list) == plain
         if plain:
             assert shown == [item.event_ids[0], item.score, item.text]
+
+
+@given(item=evidence_items(("s1", "s2")))
+def test_an_item_unstructures_as_the_converter_does(item: Evidence) -> None:
+    """The evidence's own dict is the shared converter's, key for key and in order: the JSON
+    the budget counts is the one the converter would write."""
+    assert list(evidence_dict(item).items()) == list(to_dict(item).items())
+
+
+@given(steps=navigation_steps())
+def test_the_steps_unstructure_as_the_converter_does(steps: tuple[NavigationStep, ...]) -> None:
+    """A path's dicts are the converter's without the keys that hold their default, which
+    from_dict puts back."""
+    data = NavigationResult.from_dict({**_FRAME, "steps": step_dicts(steps), "segments": []})
+    assert data.steps == steps

@@ -17,6 +17,15 @@ with the path). Neither may exceed the budget. Within it:
    Markdown's closing line with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
 
+Every piece is costed once, as the text it adds to each rendering: the frame (the result
+without path or evidence, at its widest: the budget as its count, the longer status), each
+candidate path, each item as it reads in its place, the note that says how many items fit.
+The choice adds the pieces up; the whole result is rendered once at the end to confirm, and
+trimmed only if the sum was off. For an estimator that counts characters (as
+:func:`~tocsearch.text.estimate_tokens` does) the sum is an upper bound of the rendering's
+cost, so the confirmation trims nothing; another estimator may not add up, and then the
+confirmation trims.
+
 The chosen items are returned grouped by segment (:func:`grouped`), as both renderings show
 them.
 """
@@ -25,7 +34,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from datetime import tzinfo
 from typing import Any
 
 import attrs
@@ -33,6 +41,7 @@ import attrs
 from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate.result import (
+    EMPTY_EVIDENCE,
     EXPAND_EVENT,
     EXPAND_GRIP,
     Evidence,
@@ -40,8 +49,11 @@ from tocsearch.navigate.result import (
     NavigationResult,
     NavigationStep,
     StepPhase,
+    frame_markdown,
+    path_markdown,
     segment_dicts,
     segment_markdown,
+    step_dicts,
 )
 from tocsearch.text import ELLIPSIS, TokenEstimator, clip
 
@@ -81,6 +93,13 @@ class _Cost:
 
     def within(self, room: _Cost) -> bool:
         return self.json <= room.json and self.markdown <= room.markdown
+
+    @property
+    def widest(self) -> int:
+        return max(self.json, self.markdown)
+
+
+_NOTHING = _Cost(0, 0)
 
 
 def _costs(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
@@ -141,17 +160,52 @@ def compact_path(
 
 
 class _Meter:
-    """What items add to a result's renderings: each item's own part (as it reads after its
-    segment's first item, ``opener``, or with its segment's heading when it is the first), and
-    the Markdown's closing line with the first item of all. Costs are kept per item, so a fill
-    that tries several forms of the same item measures each once."""
+    """What the pieces of a result add to its renderings, each measured once: the frame, a
+    path, an item (as it reads after its segment's first item, ``opener``, or with its
+    segment's heading when it is the first; with the Markdown's closing, the events' clock
+    and the last line, when it is the first item of all)."""
 
-    def __init__(self, estimator: TokenEstimator, zone: tzinfo) -> None:
+    def __init__(self, estimator: TokenEstimator, zone: str) -> None:
         self.estimator = estimator
         # The clock the Markdown shows times on: a local date can be longer to write.
-        self.zone = zone
+        self.zone = parse_zone(zone)
         self._known: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
-        self._closing = max(estimator("\n\n" + line) for line in (EXPAND_EVENT, EXPAND_GRIP))
+        self._paths: dict[int, tuple[tuple[NavigationStep, ...], _Cost]] = {}
+        self._frame: tuple[NavigationResult, NavigationResult, dict[str, Any]] | None = None
+        self._lean: dict[Evidence, Evidence] = {}
+        self._least: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
+        self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
+        self.nothing_found = _Cost(0, estimator(EMPTY_EVIDENCE))
+        # The status line names the events' clock, and a last line says how to expand.
+        self._closing = max(
+            estimator(f", times {zone}\n{EXPAND_EVENT}\n"), estimator(f"\n{EXPAND_GRIP}\n")
+        )
+
+    def frame(self, result: NavigationResult, budget: int, *, reason: str, partial: bool) -> _Cost:
+        """``result`` without path or evidence (nor what comes with its first item: the
+        events' clock, the last line), with ``reason`` and ``partial`` and the budget as its
+        count, the widest number it can show. Its JSON is made once for every reason."""
+        if self._frame is None or self._frame[0] is not result:
+            frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
+            self._frame = (result, frame, frame.to_dict())
+        _, frame, data = self._frame
+        shown = attrs.evolve(frame, reason=reason, partial=partial)
+        return _Cost(
+            self.estimator(_json({**data, "partial": partial, "reason": reason})),
+            self.estimator(frame_markdown(shown)),
+        )
+
+    def path(self, steps: tuple[NavigationStep, ...]) -> _Cost:
+        """What ``steps`` add to a result without a path."""
+        if not steps:
+            return _NOTHING
+        known = self._paths.get(id(steps))
+        if known is not None and known[0] is steps:
+            return known[1]
+        shown = '"steps": ' + _json(step_dicts(steps)) + ", "
+        cost = _Cost(self.estimator(shown), self.estimator(path_markdown(steps)))
+        self._paths[id(steps)] = (steps, cost)
+        return cost
 
     def item(self, item: Evidence, *, opener: Evidence | None, first: bool) -> _Cost:
         key = (item, opener, first)
@@ -174,21 +228,32 @@ class _Meter:
         self._known[key] = cost
         return cost
 
-    def may_fit(
-        self, forms: Sequence[Evidence], room: _Cost, *, opener: Evidence | None, first: bool
-    ) -> bool:
-        """Whether the smallest version :func:`_fill` may take of one of ``forms`` (an event
-        clipped to the shortest clip) fits ``room``. A measure or two rules out an item no
-        form of which fits (for an estimator that does not shrink as text grows; the final
-        check measures the whole anyway)."""
-        for form in forms:
-            smallest = form
-            if form.kind is EvidenceKind.EVENT and len(form.text) > _SHORTEST_CLIP:
-                text = _prefix(form.text, _SHORTEST_CLIP)
-                smallest = attrs.evolve(form, text=text, clipped=True)
-            if self.item(smallest, opener=opener, first=first).within(room):
-                return True
-        return False
+    def lean(self, item: Evidence) -> Evidence:
+        """:func:`_lean` of ``item``, made once."""
+        lean = self._lean.get(item)
+        if lean is None:
+            lean = self._lean[item] = _lean(item)
+        return lean
+
+    def least(self, item: Evidence, *, opener: Evidence | None, first: bool) -> _Cost:
+        """What the smallest form :func:`_taken` may return of ``item`` costs: lean, and
+        clipped to the shortest clip when it is an event. No form fits where this does not
+        (for an estimator that does not shrink as text grows; the final measure checks)."""
+        key = (item, opener, first)
+        least = self._least.get(key)
+        if least is None:
+            smallest = self.lean(item)
+            if smallest.kind is EvidenceKind.EVENT and len(smallest.text) > _SHORTEST_CLIP:
+                text = _prefix(smallest.text, _SHORTEST_CLIP)
+                smallest = attrs.evolve(smallest, text=text, clipped=True)
+            least = self._least[key] = self.item(smallest, opener=opener, first=first)
+        return least
+
+    def slimmed(self, offered: Sequence[Evidence]) -> list[Evidence]:
+        """:func:`_slimmed` of ``offered``, made once."""
+        if self._slim is None or self._slim[0] is not offered:
+            self._slim = (offered, _slimmed(offered))
+        return self._slim[1]
 
 
 def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list[Evidence], _Cost]:
@@ -198,34 +263,44 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
     segment's heading."""
     chosen: list[Evidence] = []
     openers: dict[str, Evidence] = {}
-    used = _Cost(0, 0)
+    used = _NOTHING
     for item in offered:
         left = room - used
         if min(left.json, left.markdown) < _SMALLEST_ITEM:
             break
         opener = openers.get(item.segment_id)
         first = not chosen
-        forms = [item] if _lean(item) == item else [item, _lean(item)]
-        if not meter.may_fit(forms, left, opener=opener, first=first):
-            continue
-        taken: tuple[Evidence, _Cost] | None = None
-        for form in forms:
-            cost = meter.item(form, opener=opener, first=first)
-            if cost.within(left):
-                taken = (form, cost)
-                break
-        if taken is None:
-            for form in forms:
-                clipped = _clipped(form, left, meter, opener=opener, first=first)
-                if clipped is not None:
-                    taken = (clipped, meter.item(clipped, opener=opener, first=first))
-                    break
+        taken = _taken(item, left, meter, opener=opener, first=first)
         if taken is None:
             continue
         chosen.append(taken[0])
         openers.setdefault(item.segment_id, taken[0])
         used += taken[1]
     return chosen, used
+
+
+def _taken(
+    item: Evidence, left: _Cost, meter: _Meter, *, opener: Evidence | None, first: bool
+) -> tuple[Evidence, _Cost] | None:
+    """The form of ``item`` that fits ``left`` and what it costs, None when none does: whole,
+    then lean, then clipped whole, then clipped lean."""
+    cost = meter.item(item, opener=opener, first=first)
+    if cost.within(left):
+        return item, cost
+    if not meter.least(item, opener=opener, first=first).within(left):
+        return None
+    lean = meter.lean(item)
+    forms = [item]
+    if lean != item:
+        forms.append(lean)
+        cost = meter.item(lean, opener=opener, first=first)
+        if cost.within(left):
+            return lean, cost
+    for form in forms:
+        clipped = _clipped(form, left, meter, opener=opener, first=first)
+        if clipped is not None:
+            return clipped, meter.item(clipped, opener=opener, first=first)
+    return None
 
 
 def grouped(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
@@ -321,21 +396,22 @@ def fit(
     # The reason in brief: only the limit that stopped the walk, if one did; the note that
     # says how many items fit follows it.
     halts = [part for part in result.reason.split("; ") if part.startswith("stopped after")]
-    brief = attrs.evolve(result, reason="; ".join(halts), tokens_used=budget)
-    if frame_cost(attrs.evolve(result, tokens_used=budget), estimator) > budget:
-        base = frame_cost(brief, estimator)
-        if base > budget:
-            raise InvalidArgument(
-                f"token_budget={budget} is too small for this query: its question, time "
-                f"hints and terms alone take {base} tokens"
-            )
-    # One meter for both shapes below: an item costs the same beside either reason.
-    meter = _Meter(estimator, parse_zone(result.zone))
+    brief = attrs.evolve(result, reason="; ".join(halts))
+    meter = _Meter(estimator, result.zone)
+    whole = meter.frame(result, budget, reason=result.reason, partial=result.partial)
+    if whole.widest > budget:
+        # The frame does not fit as it is: in brief, if at all.
+        _check_frame(result, brief, budget, estimator)
+    full = result.steps
+    paths = (full, compact_path(full), compact_path(full, text=_TERSE_TEXT - 1))
+    counted = _counted(result.reason, len(offered), note)
+    # Not every item fits: the longer status and the reason with its note, at its widest.
+    cut = meter.frame(result, budget, reason=counted(len(offered) - 1), partial=True)
     shaped = _settle(
-        _shape(result, offered, budget, meter, full_path, note),
+        _shape(result, (whole, cut), offered, budget, meter, paths, full_path, counted),
         budget,
         estimator,
-        _counted(result.reason, len(offered), note),
+        counted,
     )
     if len(shaped.evidence) < len(offered):
         # Not every item fits beside the whole explanation: the reason in brief (the limit
@@ -343,23 +419,34 @@ def fit(
         # evidence leaves (unless the caller asked for it), when that returns more of them
         # (or as many, with more of their text).
         # The explanation shrinks with the budget; the evidence is what was asked for.
-        brief_shaped = _settle(
-            _shape(
-                attrs.evolve(brief, tokens_used=result.tokens_used),
-                offered,
-                budget,
-                meter,
-                full_path,
-                note,
-                path_share=0.0,
-            ),
-            budget,
-            estimator,
-            _counted(brief.reason, len(offered), note),
+        told = _counted(brief.reason, len(offered), note)
+        bases = (
+            meter.frame(result, budget, reason=brief.reason, partial=result.partial),
+            meter.frame(result, budget, reason=told(len(offered) - 1), partial=True),
         )
+        brief_shaped = _shape(
+            brief, bases, offered, budget, meter, paths, full_path, told, path_share=0.0
+        )
+        # The confirmation only trims: a shape that returns no more before it cannot after.
         if _returned(brief_shaped) > _returned(shaped):
-            shaped = brief_shaped
+            brief_shaped = _settle(brief_shaped, budget, estimator, told)
+            if _returned(brief_shaped) > _returned(shaped):
+                shaped = brief_shaped
     return shaped
+
+
+def _check_frame(
+    result: NavigationResult, brief: NavigationResult, budget: int, estimator: TokenEstimator
+) -> None:
+    """Raise when neither ``result`` nor ``brief`` fits ``budget`` without path or evidence."""
+    if frame_cost(attrs.evolve(result, tokens_used=budget), estimator) <= budget:
+        return
+    least = frame_cost(attrs.evolve(brief, tokens_used=budget), estimator)
+    if least > budget:
+        raise InvalidArgument(
+            f"token_budget={budget} is too small for this query: its question, time "
+            f"hints and terms alone take {least} tokens"
+        )
 
 
 def _returned(result: NavigationResult) -> tuple[int, int]:
@@ -369,75 +456,103 @@ def _returned(result: NavigationResult) -> tuple[int, int]:
 
 def _shape(
     result: NavigationResult,
+    bases: tuple[_Cost, _Cost],
     offered: Sequence[Evidence],
     budget: int,
     meter: _Meter,
+    paths: tuple[tuple[NavigationStep, ...], ...],
     full_path: bool,
-    note: Callable[[int, int], str],
+    told: Callable[[int], str],
     *,
     path_share: float = _PATH_SHARE,
 ) -> NavigationResult:
-    estimator = meter.estimator
-    full = result.steps
-    frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
-    base = _costs(frame, estimator)
-    # A reason that grows by a note keeps room for it.
-    told = estimator("; " + note(len(offered), len(offered)))
-    reserve = _Cost(told, told)
+    """``result`` with a path and the evidence chosen by the sum of their pieces' costs on the
+    frame's: ``bases`` are the frame's when every item fits and when not (its status and its
+    reason with the note of how many did, ``told``). ``paths`` are the full path and its two
+    summaries."""
     limit = _Cost(budget, budget)
-    compact = compact_path(full)
-    terse = compact_path(full, text=_TERSE_TEXT - 1)
-    widest = max(base.json, base.markdown)
+    whole, cut = bases
+    path, path_cost, chosen, used = _chosen(
+        whole, offered, limit, meter, paths, full_path, path_share
+    )
+    if len(chosen) < len(offered):
+        path, path_cost, chosen, used = _chosen(
+            cut, offered, limit, meter, paths, full_path, path_share
+        )
+    if not full_path:
+        # What the evidence left may show more of the path.
+        for candidate in paths:
+            if candidate is path:
+                break
+            extra = meter.path(candidate)
+            if (used - path_cost + extra).within(limit):
+                path, used = candidate, used - path_cost + extra
+                break
+    return attrs.evolve(
+        result,
+        steps=path,
+        evidence=grouped(chosen),
+        reason=told(len(chosen)),
+        partial=result.partial or len(chosen) < len(offered),
+        tokens_used=budget,
+    )
+
+
+def _chosen(
+    base: _Cost,
+    offered: Sequence[Evidence],
+    limit: _Cost,
+    meter: _Meter,
+    paths: tuple[tuple[NavigationStep, ...], ...],
+    full_path: bool,
+    path_share: float,
+) -> tuple[tuple[NavigationStep, ...], _Cost, list[Evidence], _Cost]:
+    """The path and the items chosen on a frame that costs ``base``, what the path costs and
+    what all of it costs."""
+    widest = base.widest
+    budget = limit.json
     if full_path:
         # Every step first, but not at the cost of all the evidence: room for the best item
         # (up to half of what the frame leaves) is kept.
-        best = meter.item(offered[0], opener=None, first=True) if offered else _Cost(0, 0)
-        keep = min(max(best.json, best.markdown), (budget - widest) // 2)
-        allowance = budget - widest - told - keep
+        best = meter.item(offered[0], opener=None, first=True) if offered else _NOTHING
+        keep = min(best.widest, (budget - widest) // 2)
+        allowance = budget - widest - keep
+        candidates = paths
     else:
         allowance = int(budget * path_share)
-    paths = [full, compact, terse] if full_path else [compact, terse]
+        candidates = paths[1:]
     path: tuple[NavigationStep, ...] = ()
-    path_cost = _Cost(0, 0)
-    for candidate in paths:
-        extra = _costs(attrs.evolve(frame, steps=candidate), estimator) - base
-        if max(extra.json, extra.markdown) <= allowance and (base + extra + reserve).within(limit):
+    path_cost = _NOTHING
+    for candidate in candidates:
+        extra = meter.path(candidate)
+        if extra.widest <= allowance and (base + extra).within(limit):
             path, path_cost = candidate, extra
             break
-    used = base + path_cost + reserve
+    used = base + path_cost
     chosen, used_by = _fill(offered, limit - used, meter)
     if len(chosen) < len(offered):
         # Not everything fits as it is: items without what can be worked out again (matched
         # terms, grips, titles after the best segment's) make room for more of them.
-        slim, slim_used = _fill(_slimmed(offered), limit - used, meter)
+        slim, slim_used = _fill(meter.slimmed(offered), limit - used, meter)
         if len(slim) > len(chosen):
             chosen, used_by = slim, slim_used
     if offered and not chosen:
         # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
         lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is None and path:
-            path, path_cost = (), _Cost(0, 0)
-            used = base + reserve
+            path, path_cost = (), _NOTHING
+            used = base
             lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is not None:
             chosen.append(lean)
             used_by = meter.item(lean, opener=None, first=True)
-    used += used_by
-    reason = _counted(result.reason, len(offered), note)(len(chosen))
-    partial = result.partial or len(chosen) < len(offered)
-    shaped = attrs.evolve(
-        frame, steps=path, evidence=grouped(chosen), reason=reason, partial=partial
-    )
-    # What the evidence left may show more of the path (each path's cost was measured on
-    # the frame; the final check in _settle measures the whole).
-    for candidate in [full, compact, terse] if not full_path else []:
-        if candidate == path:
-            break
-        extra = _costs(attrs.evolve(frame, steps=candidate), estimator) - base
-        if (used - path_cost + extra).within(limit):
-            shaped = attrs.evolve(shaped, steps=candidate)
-            break
-    return shaped
+    if not chosen:
+        # The Markdown says that nothing was found, in the path's room if need be.
+        used_by = meter.nothing_found
+        if path and not (used + used_by).within(limit):
+            path, path_cost = (), _NOTHING
+            used = base
+    return path, path_cost, chosen, used + used_by
 
 
 def _counted(reason: str, offered: int, note: Callable[[int, int], str]) -> Callable[[int], str]:
@@ -459,9 +574,10 @@ def _settle(
     estimator: TokenEstimator,
     told: Callable[[int], str],
 ) -> NavigationResult:
-    """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the
-    estimates above may be off for an estimator that is not additive. A trimmed item is
-    counted out of the reason (``told`` gives the reason for a number of items returned)."""
+    """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the sum
+    of its pieces' costs that chose it may be off for an estimator that does not add up. A
+    trimmed item is counted out of the reason (``told`` gives the reason for a number of
+    items returned)."""
     while True:
         # ``result`` carries the budget as its count, the widest number it can show.
         cost = rendered_cost(result, estimator)

@@ -26,6 +26,7 @@ from tocsearch.search import SearchField
 from tocsearch.text import clip
 
 __all__ = [
+    "EMPTY_EVIDENCE",
     "EXPAND_EVENT",
     "EXPAND_GRIP",
     "Evidence",
@@ -34,9 +35,13 @@ __all__ = [
     "NavigationStep",
     "StepMatch",
     "StepPhase",
+    "evidence_dict",
+    "frame_markdown",
     "node_label",
+    "path_markdown",
     "segment_dicts",
     "segment_markdown",
+    "step_dicts",
 ]
 
 
@@ -202,7 +207,23 @@ class NavigationResult:
         the time hints do not repeat
         the topic (when it is theirs). :meth:`from_dict` puts them back.
         """
-        data: dict[str, Any] = to_dict(self)
+        # Built field by field: the evidence and the path through their own helpers (the
+        # converter's generic walk over every item costs more than the rest of the answer).
+        data: dict[str, Any] = {
+            "query": self.query,
+            "topic": self.topic,
+            "terms": list(self.terms),
+            "time_hints": to_dict(self.time_hints),
+            "steps": step_dicts(self.steps),
+            "segments": segment_dicts(self.evidence),
+            "partial": self.partial,
+            "reason": self.reason,
+            "tokens_used": self.tokens_used,
+            "token_budget": self.token_budget,
+            "nodes_visited": self.nodes_visited,
+            "iterations": self.iterations,
+            "zone": self.zone,
+        }
         hints = data["time_hints"]
         if hints["topic"] == data["topic"]:
             del hints["topic"]
@@ -214,17 +235,9 @@ class NavigationResult:
             del data["time_hints"]
         if data["zone"] == "UTC":
             del data["zone"]
-        for step in data["steps"]:
-            _drop_empty(step, _STEP_DEFAULTS)
         if not data["steps"]:
             del data["steps"]
-        shaped: dict[str, Any] = {}
-        for key, value in data.items():
-            if key == "evidence":
-                shaped["segments"] = segment_groups(value)
-            else:
-                shaped[key] = value
-        return shaped
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> NavigationResult:
@@ -260,43 +273,54 @@ class NavigationResult:
         times are shown on the :attr:`zone` clock, named once in the status line.
         """
         zone = parse_zone(self.zone)
+        blocks = [
+            "\n".join(segment_markdown(items, zone)) + "\n\n"
+            for _, items in _by_segment(self.evidence)
+        ]
+        events = any(item.kind is EvidenceKind.EVENT for item in self.evidence)
+        closing = ""
+        if events:
+            closing = f"\n{EXPAND_EVENT}\n"
+        elif any(item.grip_ids for item in self.evidence):
+            closing = f"\n{EXPAND_GRIP}\n"
         # Sections only when there is a path to set the evidence apart from: a result whose
         # path was left out (for the budget) is the question, the evidence and a status line.
-        sections = include_path and bool(self.steps)
-        lines = ["## Search Path", ""] if sections else []
-        lines.append(f'Query: "{self.query}"')
-        for phrase, found in zip(self.time_hints.phrases, self.time_hints.ranges, strict=True):
-            lines.append(f'Time: "{phrase}" -> {found.label()}')
-        if self.terms:
-            lines.append("Terms: " + ", ".join(self.terms))
-        lines.append("")
-        if sections:
-            for step in self.steps:
-                lines.extend(_step_lines(step))
-            lines += ["", "## Evidence", ""]
-        if not self.evidence:
-            lines += ["No evidence found.", ""]
-        for _, items in _by_segment(self.evidence):
-            lines += [*segment_markdown(items, zone), ""]
-        status = "Partial result" if self.partial else "Done"
-        # The fit may cut the reason away to make room for evidence: then the status stands alone.
-        said = f"{status}: {self.reason}" if self.reason else status
-        searches = f"{self.iterations} searches"
-        if include_path and not self.steps:
-            searches += ", path left out" if self.iterations else ""
-        counts = (
-            f"{searches}, {self.nodes_visited} nodes, "
-            f"{self.tokens_used} of {self.token_budget} tokens"
-        )
-        if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
-            # The clock of the events' times, said once for every line.
-            counts += f", times {self.zone}"
-        lines.append(f"_{said} ({counts})_")
-        if any(item.kind is EvidenceKind.EVENT for item in self.evidence):
-            lines += ["", EXPAND_EVENT]
-        elif any(item.grip_ids for item in self.evidence):
-            lines += ["", EXPAND_GRIP]
-        return "\n".join(lines) + "\n"
+        above, below = _path_parts(self.steps) if include_path and self.steps else ("", "")
+        head, status = _frame_parts(self, include_path, events=events)
+        said = "".join(blocks) or EMPTY_EVIDENCE
+        return f"{above}{head}{below}{said}{status}{closing}"
+
+
+def frame_markdown(result: NavigationResult) -> str:
+    """What :meth:`NavigationResult.to_markdown` shows of ``result`` besides its path and its
+    evidence (and the events' clock and the last line that come with them): the question,
+    its time hints and terms, and the status line. The pieces of an answer go into it."""
+    head, status = _frame_parts(result, True, events=False)
+    return head + status
+
+
+def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) -> tuple[str, str]:
+    """The Markdown's lines above the evidence (the question, its time hints and terms) and
+    its status line."""
+    head = [f'Query: "{result.query}"']
+    for phrase, found in zip(result.time_hints.phrases, result.time_hints.ranges, strict=True):
+        head.append(f'Time: "{phrase}" -> {found.label()}')
+    if result.terms:
+        head.append("Terms: " + ", ".join(result.terms))
+    status = "Partial result" if result.partial else "Done"
+    # The fit may cut the reason away to make room for evidence: then the status stands alone.
+    said = f"{status}: {result.reason}" if result.reason else status
+    searches = f"{result.iterations} searches"
+    if include_path and not result.steps:
+        searches += ", path left out" if result.iterations else ""
+    counts = (
+        f"{searches}, {result.nodes_visited} nodes, "
+        f"{result.tokens_used} of {result.token_budget} tokens"
+    )
+    if events:
+        # The clock of the events' times, said once for every line.
+        counts += f", times {result.zone}"
+    return "\n".join(head) + "\n\n", f"_{said} ({counts})_\n"
 
 
 # The keys to_dict leaves out of a step when they hold these values, and from_dict puts back.
@@ -305,7 +329,51 @@ _STEP_DEFAULTS: dict[str, Any] = {"parent_ids": [], "matches": [], "chosen": Non
 
 def segment_dicts(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
     """The evidence as :meth:`NavigationResult.to_dict` shows it under ``segments``."""
-    return segment_groups([to_dict(item) for item in evidence])
+    return segment_groups([evidence_dict(item) for item in evidence])
+
+
+def evidence_dict(item: Evidence) -> dict[str, Any]:
+    """``item`` as the shared converter unstructures it (every key, datetimes as ISO 8601,
+    enums as values, tuples as lists), built directly: the converter's generic walk costs
+    more than the rest of an answer's JSON."""
+    return {
+        "segment_id": item.segment_id,
+        "segment_title": item.segment_title,
+        "kind": item.kind.value,
+        "text": item.text,
+        "field": None if item.field is None else item.field.value,
+        "grip_ids": list(item.grip_ids),
+        "event_ids": list(item.event_ids),
+        "score": item.score,
+        "matched_terms": list(item.matched_terms),
+        "start_time": item.start_time.isoformat(),
+        "end_time": item.end_time.isoformat(),
+        "clipped": item.clipped,
+        "project": item.project,
+        "session_id": item.session_id,
+    }
+
+
+def step_dicts(steps: Sequence[NavigationStep]) -> list[dict[str, Any]]:
+    """The path as :meth:`NavigationResult.to_dict` shows it under ``steps`` (an empty path
+    is left out there): each step without the keys that hold their default."""
+    data: list[dict[str, Any]] = to_dict(list(steps))
+    for step in data:
+        _drop_empty(step, _STEP_DEFAULTS)
+    return data
+
+
+def path_markdown(steps: Sequence[NavigationStep]) -> str:
+    """What the path adds to :meth:`NavigationResult.to_markdown`, in characters: its heading
+    above the question, and below it one numbered item per step and the evidence's heading
+    (both parts together, for costing)."""
+    above, below = _path_parts(steps)
+    return above + below
+
+
+def _path_parts(steps: Sequence[NavigationStep]) -> tuple[str, str]:
+    lines = "".join(line + "\n" for step in steps for line in _step_lines(step))
+    return "## Search Path\n\n", lines + "\n## Evidence\n\n"
 
 
 def _phrases(hints: Any) -> list[str]:
@@ -328,6 +396,8 @@ def _with_defaults(data: Any, defaults: dict[str, Any]) -> Any:
     return {**defaults, **data}
 
 
+EMPTY_EVIDENCE = "No evidence found.\n\n"
+"""The Markdown's evidence section when it has no item."""
 EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
 """The Markdown's last line when it cites an event."""
 EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
