@@ -3,10 +3,12 @@ index and ``put_events`` give the same index as adding each entry on its own."""
 
 from __future__ import annotations
 
+import pickle
 from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
+from sortedcontainers import SortedList
 from tests._support.navtree import utc
 
 from tocsearch.levels import TocLevel
@@ -105,3 +107,29 @@ def test_event_add_many_equals_adding_one_by_one(
     if isinstance(bulk, LazyEventIndex) and isinstance(one_by_one, LazyEventIndex):
         for event_id, _, _ in before + batch:
             assert bulk.session_of(event_id) == one_by_one.session_of(event_id)
+
+
+@given(entries, st.integers(0, 11))
+def test_an_index_pickled_with_pairs_in_its_lists_reads_back_the_same(
+    batch: list[Entry], dropped: int
+) -> None:
+    """An index pickled when a node was ``(level, start, end)`` in the span map and
+    ``(start, node_id)`` in its level's list answers as the index it was."""
+    index = NodeIndex()
+    for node_id, start, end in batch:
+        index.add(node_id, TocLevel.SEGMENT, start, end)
+    index.discard(f"toc:segment:2026-01-01:n{dropped}")  # the longest span seen stays
+    state = dict(vars(index))
+    spans = {node_id: index.span(node_id) for node_id in index.ids()}
+    state["_spans"] = spans
+    state["_by_level"] = {
+        level: SortedList(
+            (span[1], node_id) for node_id, span in spans.items() if span and span[0] is level
+        )
+        for level in TocLevel
+    }
+    old = NodeIndex.__new__(NodeIndex)
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    old.check()
+    assert _state(old) == _state(index)
+    assert old._longest == index._longest

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from sortedcontainers import SortedList
 
@@ -16,6 +16,17 @@ from tocsearch.levels import TocLevel
 __all__ = ["EventIndex", "NodeIndex"]
 
 _A = TypeVar("_A")
+_Entry = tuple[datetime, str, datetime, TocLevel]
+"""A node in the index: ``(start, node_id, end, level)``."""
+
+
+def _probe(moment: datetime) -> _Entry:
+    """What a level's list bisects with to find the first entry that starts at ``moment``:
+    the pair ``(moment, "")``, which sorts before every entry of that start (typed as an
+    entry: the list compares it as one)."""
+    return cast(_Entry, (moment, ""))
+
+
 _B = TypeVar("_B")
 
 
@@ -38,11 +49,30 @@ class NodeIndex:
     """
 
     def __init__(self) -> None:
-        self._by_level: dict[TocLevel, SortedList[tuple[datetime, str]]] = {
+        # One entry per node, ``(start, node_id, end, level)``, held by both the span map and
+        # its level's sorted list: one tuple a node instead of two. The list orders entries
+        # by ``(start, node_id)``; an id is unique in its level, so no comparison reaches
+        # ``end``, and a query bisects with ``(time, "")`` as if entries were pairs.
+        self._by_level: dict[TocLevel, SortedList[_Entry]] = {
             level: SortedList() for level in TocLevel
         }
-        self._spans: dict[str, tuple[TocLevel, datetime, datetime]] = {}
+        self._spans: dict[str, _Entry] = {}
         self._longest: dict[TocLevel, timedelta] = {level: timedelta(0) for level in TocLevel}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        spans: dict[str, tuple[Any, ...]] = state["_spans"]
+        if spans and len(next(iter(spans.values()))) == 3:
+            # Pickled when a node was (level, start, end) in the map and (start, node_id) in
+            # its list: index the same spans anew, keeping the longest spans seen.
+            by_level: dict[TocLevel, list[tuple[str, datetime, datetime]]] = {}
+            for node_id, (level, start, end) in spans.items():
+                by_level.setdefault(level, []).append((node_id, start, end))
+            longest = state["_longest"]
+            NodeIndex.__init__(self)
+            for level, entries in by_level.items():
+                NodeIndex.add_many(self, level, entries)
+            self._longest = longest
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._spans
@@ -64,8 +94,8 @@ class NodeIndex:
 
     def add(self, node_id: str, level: TocLevel, start: datetime, end: datetime) -> None:
         self.discard(node_id)
-        self._spans[node_id] = (level, start, end)
-        self._by_level[level].add((start, node_id))
+        entry = self._spans[node_id] = (start, node_id, end, level)
+        self._by_level[level].add(entry)
         if end - start > self._longest[level]:
             self._longest[level] = end - start
 
@@ -83,36 +113,37 @@ class NodeIndex:
             if node_id in self._spans:
                 NodeIndex.discard(self, node_id)
         longest = self._longest[level]
+        added: list[_Entry] = []
         for node_id, (start, end) in latest.items():
-            self._spans[node_id] = (level, start, end)
+            entry = self._spans[node_id] = (start, node_id, end, level)
+            added.append(entry)
             if end - start > longest:
                 longest = end - start
         self._longest[level] = longest
-        self._by_level[level].update((start, node_id) for node_id, (start, _) in latest.items())
+        self._by_level[level].update(added)
 
     def discard(self, node_id: str) -> None:
-        span = self._spans.pop(node_id, None)
-        if span is not None:
-            level, start, _ = span
-            self._by_level[level].discard((start, node_id))
+        entry = self._spans.pop(node_id, None)
+        if entry is not None:
+            self._by_level[entry[3]].discard(entry)
 
     def span(self, node_id: str) -> tuple[TocLevel, datetime, datetime] | None:
-        return self._spans.get(node_id)
+        entry = self._spans.get(node_id)
+        return None if entry is None else (entry[3], entry[0], entry[2])
 
     def query(
         self, level: TocLevel, start: datetime | None = None, end: datetime | None = None
     ) -> list[str]:
         """Ids of the nodes of ``level`` whose span overlaps ``[start, end)``, by start time."""
         ordered = self._by_level[level]
-        high = len(ordered) if end is None else ordered.bisect_left((end, ""))
+        high = len(ordered) if end is None else ordered.bisect_left(_probe(end))
         if start is None:
-            return [node_id for _, node_id in ordered[:high]]
-        low = ordered.bisect_left((start - self._longest[level], ""))
+            return [entry[1] for entry in ordered[:high]]
+        low = ordered.bisect_left(_probe(start - self._longest[level]))
         # Only a node that starts before ``start`` can end before it.
-        middle = max(low, min(high, ordered.bisect_left((start, ""))))
-        spans = self._spans
-        found = [node_id for _, node_id in ordered[low:middle] if spans[node_id][2] >= start]
-        found.extend(node_id for _, node_id in ordered[middle:high])
+        middle = max(low, min(high, ordered.bisect_left(_probe(start))))
+        found = [entry[1] for entry in ordered[low:middle] if entry[2] >= start]
+        found.extend(entry[1] for entry in ordered[middle:high])
         return found
 
     def check(self) -> None:
@@ -122,9 +153,9 @@ class NodeIndex:
             raise StoreCorrupted(
                 f"node index lists {listed} nodes by level but holds {len(self._spans)} spans"
             )
-        for node_id, (level, start, _) in self._spans.items():
-            if (start, node_id) not in self._by_level[level]:
-                raise StoreCorrupted(f"node index lost {node_id!r} from level {level.value}")
+        for node_id, entry in self._spans.items():
+            if entry[1] != node_id or entry not in self._by_level[entry[3]]:
+                raise StoreCorrupted(f"node index lost {node_id!r} from level {entry[3].value}")
 
 
 class EventIndex:
