@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from tocsearch.errors import StoreCorrupted
-from tocsearch.storage._leaf_map import LEAF_SIZE, LeafMap
+from tocsearch.errors import InvalidArgument, StoreCorrupted
+from tocsearch.storage._leaf_map import LeafMap
 
 # Few distinct keys, so that writes replace and deletes hit; some share long prefixes.
 keys = st.text(alphabet="ab\x00é", max_size=4) | st.sampled_from(
@@ -34,7 +34,11 @@ class LeafMapMachine(RuleBasedStateMachine):
         self.table = LeafMap()
         self.model: dict[str, tuple[Any, ...]] = {}
 
-    @rule(batch=st.lists(st.tuples(keys, values), max_size=3 * LEAF_SIZE))
+    @initialize(leaf_size=st.integers(1, 70), kept_open=st.integers(1, 3))
+    def sized(self, leaf_size: int, kept_open: int) -> None:
+        self.table = LeafMap(leaf_size=leaf_size, kept_open=kept_open)
+
+    @rule(batch=st.lists(st.tuples(keys, values), max_size=150))
     def update(self, batch: list[tuple[str, tuple[Any, ...]]]) -> None:
         self.table.update(batch)
         self.model.update(batch)
@@ -84,12 +88,12 @@ def test_appends_in_key_order_fill_every_leaf_but_the_last() -> None:
     table.check()
     assert len(table) == 1000
     assert table.get("k00999") == (999,)
-    assert len(table._leaves) == -(-1000 // LEAF_SIZE)
+    assert len(table._leaves) == -(-1000 // table.leaf_size)
 
 
 def test_a_damaged_leaf_map_fails_its_check() -> None:
     table = LeafMap()
-    table.update((f"k{n:03d}", (n,)) for n in range(3 * LEAF_SIZE))
+    table.update((f"k{n:03d}", (n,)) for n in range(3 * table.leaf_size))
     table._count += 1
     with pytest.raises(StoreCorrupted, match="counts"):
         table.check()
@@ -97,3 +101,20 @@ def test_a_damaged_leaf_map_fails_its_check() -> None:
     table._bounds.reverse()
     with pytest.raises(StoreCorrupted):
         table.check()
+
+
+def test_a_leaf_map_needs_leaves_of_one_entry_or_more() -> None:
+    with pytest.raises(InvalidArgument, match="leaf_size and kept_open must be at least 1"):
+        LeafMap(leaf_size=0)
+    with pytest.raises(InvalidArgument, match="got 4 and 0"):
+        LeafMap(leaf_size=4, kept_open=0)
+
+
+def test_a_leaf_map_pickled_before_its_sizes_were_settings_reads_back() -> None:
+    table = LeafMap()
+    table.update((f"k{n:03d}", (n,)) for n in range(100))
+    old = LeafMap.__new__(LeafMap)
+    old.__setstate__({"_bounds": table._bounds, "_leaves": table._leaves, "_count": 100})
+    old.check()
+    assert old.get("k042") == (42,)
+    assert (old.leaf_size, old.kept_open) == (64, 1)

@@ -3,6 +3,7 @@ by type, whatever their text, times and metadata; what cannot be packed is kept 
 
 from __future__ import annotations
 
+import base64
 import marshal
 import pickle
 from datetime import datetime, timedelta, timezone
@@ -276,3 +277,40 @@ def test_a_store_pickled_when_grips_were_packed_one_by_one_reads_them_back(
         for grip_id, grip in latest.items():
             same_fields(old.get_grip(grip_id), grip)
         assert sorted(old.iter_grip_ids()) == sorted(latest)
+
+
+@given(st.lists(wide_nodes(), max_size=5))
+def test_a_store_pickled_when_segments_were_packed_one_by_one_reads_them_back(
+    nodes: list[TocNode],
+) -> None:
+    storage = InMemoryStorage(pack_segments=True)
+    storage.put_nodes(nodes)
+    state = dict(vars(storage))
+    # Each packed segment then was one bytes under its id in a dict.
+    state["_packed_nodes"] = {
+        node_id: storage._packed_nodes.get(node_id) for node_id in storage._packed_nodes
+    }
+    old = InMemoryStorage.__new__(InMemoryStorage)
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    storage.close()
+    latest = {node.node_id: node for node in nodes}
+    with old:
+        old.check()
+        assert {node_id: old.get_node(node_id) for node_id in latest} == latest
+
+
+@given(wide_nodes(), st.binary(max_size=80), st.sampled_from(["", "QR==", "QQ", " QQ==", "é"]))
+def test_a_base64_digest_packs_as_its_bytes_and_any_other_text_as_it_is(
+    node: TocNode, raw: bytes, other: str
+) -> None:
+    digest = base64.b64encode(raw).decode("ascii")
+    for text in (digest, digest + other, other):
+        with_digest = attrs.evolve(node, digest=text)
+        packed = pack_node(with_digest)
+        assert isinstance(packed, bytes)
+        same_fields(unpack_node(node.node_id, packed), with_digest)
+    without = pack_node(attrs.evolve(node, digest=""))
+    packed = pack_node(attrs.evolve(node, digest=digest))
+    assert isinstance(without, bytes)
+    assert isinstance(packed, bytes)
+    assert len(packed) <= len(without) + len(raw) + 5

@@ -2,14 +2,13 @@
 
 A dict of half a million grips costs about 300 bytes a grip before its fields are stored: a key
 string of about 76 bytes, a dict entry of about 30, a ``bytes`` header of 33. A LeafMap keeps
-the entries in key order, up to :data:`LEAF_SIZE` to a leaf, and each leaf as one
-zlib-compressed :mod:`marshal` blob of its keys and values: neighbouring grip ids share their
-time prefix, their events' ids and their segment's id, so a grip costs about 45 bytes in all.
+the entries in key order, a few dozen to a leaf, and each leaf as one zlib-compressed
+:mod:`marshal` blob of its keys and values: neighbouring grip ids share their time prefix,
+their events' ids and their segment's id, so a grip costs about 45 bytes in all.
 
-A read opens one leaf (decompress and unmarshal: some tens of microseconds); the last leaf
-opened is kept, so the grips of one segment, which sit side by side, are read for the price
-of one. A write rebuilds each leaf it touches. That suits records read a few at a time (the
-grips an answer cites), not records read by the thousand.
+A read opens one leaf (decompress and unmarshal: some tens of microseconds); the leaves opened
+last are kept open, so the grips of one segment, or the segments of one day, which sit side by
+side, are read for the price of one. A write rebuilds each leaf it touches.
 
 >>> table = LeafMap()
 >>> table.update([("b", (2,)), ("a", (1, "one"))])
@@ -25,15 +24,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tocsearch.errors import StoreCorrupted
+from tocsearch.errors import InvalidArgument, StoreCorrupted
 
-__all__ = ["LEAF_SIZE", "LeafMap"]
+__all__ = ["LeafMap"]
 
-LEAF_SIZE = 64
-"""Entries in a full leaf: large enough for compression to find the repeats between
-neighbours, small enough that opening a leaf for one entry stays cheap."""
-
-Value = tuple[Any, ...]
+Value = Any
 _Opened = tuple[tuple[str, ...], tuple[Value, ...]]
 
 
@@ -42,22 +37,33 @@ def _seal(keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
 
 
 class LeafMap:
-    """Entries in key order, in leaves of at most :data:`LEAF_SIZE`; see the module docstring.
+    """Entries in key order, in leaves of at most ``leaf_size``; see the module docstring.
 
-    Keys are ``str`` and values tuples that :mod:`marshal` writes exactly (no ``str`` or
-    ``int`` subclasses); :meth:`update` raises ``ValueError`` on any other and changes nothing.
+    Keys are ``str`` and values what :mod:`marshal` writes exactly (no ``str`` or ``int``
+    subclasses); :meth:`update` raises ``ValueError`` on any other and changes nothing.
 
-    Runtime complexity: O(log n) to find a key's leaf, O(:data:`LEAF_SIZE`) to open or rebuild
-    it.
+    Args:
+        leaf_size: entries in a full leaf: more compress better (compression finds the
+            repeats between neighbours), fewer open faster.
+        kept_open: leaves kept open (decompressed), the least recently read dropped first.
+
+    Runtime complexity: O(log n) to find a key's leaf, O(leaf_size) to open or rebuild it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, leaf_size: int = 64, kept_open: int = 1) -> None:
+        if leaf_size < 1 or kept_open < 1:
+            raise InvalidArgument(
+                f"leaf_size and kept_open must be at least 1, got {leaf_size} and {kept_open}"
+            )
+        self.leaf_size = leaf_size
+        self.kept_open = kept_open
         # bounds[i] is at most the first key of leaf i and above every key of leaf i - 1.
         self._bounds: list[str] = []
         self._leaves: list[bytes] = []
         self._count = 0
-        # The last leaf opened, by identity: a rebuilt leaf is a new object.
-        self._opened: tuple[bytes, _Opened] | None = None
+        # Open leaves by the id of their compressed blob, with the blob itself: holding it
+        # keeps the id from being reused, and a rebuilt leaf is a new blob.
+        self._opened: dict[int, tuple[bytes, _Opened]] = {}
 
     def __len__(self) -> int:
         return self._count
@@ -70,20 +76,24 @@ class LeafMap:
             yield from self._open(index)[0]
 
     def __getstate__(self) -> dict[str, object]:
-        return {"_bounds": self._bounds, "_leaves": self._leaves, "_count": self._count}
+        state = dict(self.__dict__)
+        del state["_opened"]
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._opened = None
+        self.__dict__.update({"leaf_size": 64, "kept_open": 1, **state, "_opened": {}})
 
     def _open(self, index: int) -> _Opened:
         leaf = self._leaves[index]
         opened = self._opened
-        if opened is not None and opened[0] is leaf:
-            return opened[1]
-        keys, values = marshal.loads(zlib.decompress(leaf))
-        self._opened = (leaf, (keys, values))
-        return keys, values
+        found = opened.pop(id(leaf), None)
+        if found is None or found[0] is not leaf:
+            found = (leaf, marshal.loads(zlib.decompress(leaf)))
+            while len(opened) >= self.kept_open:
+                # The least recently read: reads put their leaf back last.
+                opened.pop(next(iter(opened)), None)
+        opened[id(leaf)] = found
+        return found[1]
 
     def _leaf_of(self, key: str) -> int:
         """The leaf that holds ``key`` if any does (-1 when it sorts before every leaf)."""
@@ -140,17 +150,20 @@ class LeafMap:
 
     def _replace(self, index: int, merged: dict[str, Value]) -> None:
         """Put the entries of leaf ``index`` (none yet when it is past the end) back as leaves
-        of at most LEAF_SIZE, full from the left, as appends in key order leave them."""
+        of at most ``leaf_size``, full from the left, as appends in key order leave them."""
         keys = sorted(merged)
         leaves: list[bytes] = []
         bounds: list[str] = []
-        for first in range(0, len(keys), LEAF_SIZE):
-            chunk = tuple(keys[first : first + LEAF_SIZE])
+        for first in range(0, len(keys), self.leaf_size):
+            chunk = tuple(keys[first : first + self.leaf_size])
             leaves.append(_seal(chunk, tuple(merged[key] for key in chunk)))
             bounds.append(chunk[0])
-        if bounds and index < len(self._bounds):
-            # The leaf keeps its lower bound: a key below every leaf is filed in leaf 0.
-            bounds[0] = min(bounds[0], self._bounds[index])
+        if index < len(self._bounds):
+            # The replaced leaf is read no more: its open copy goes, not a leaf still read.
+            self._opened.pop(id(self._leaves[index]), None)
+            if bounds:
+                # The leaf keeps its lower bound: a key below every leaf is filed in leaf 0.
+                bounds[0] = min(bounds[0], self._bounds[index])
         self._leaves[index : index + 1] = leaves
         self._bounds[index : index + 1] = bounds
 
@@ -159,7 +172,7 @@ class LeafMap:
         self._bounds.clear()
         self._leaves.clear()
         self._count = 0
-        self._opened = None
+        self._opened.clear()
 
     def check(self) -> None:
         """Raise StoreCorrupted unless every leaf opens, holds sorted keys within its bounds,
@@ -172,7 +185,7 @@ class LeafMap:
         for index, bound in enumerate(self._bounds):
             keys, values = self._open(index)
             upper = self._bounds[index + 1] if index + 1 < len(self._bounds) else None
-            if not keys or len(keys) != len(values) or len(keys) > LEAF_SIZE:
+            if not keys or len(keys) != len(values) or len(keys) > self.leaf_size:
                 raise StoreCorrupted(f"leaf {index} holds {len(keys)} keys, {len(values)} values")
             if list(keys) != sorted(set(keys)) or keys[0] < bound:
                 raise StoreCorrupted(f"leaf {index} keys are out of order or below its bound")

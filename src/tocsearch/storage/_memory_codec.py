@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import base64
 import marshal
 from collections.abc import Callable
 from datetime import datetime, timezone, tzinfo
@@ -148,9 +149,21 @@ def unpack_event(event_id: str, packed: PackedEvent) -> Event:
     return event
 
 
+def _digest_form(text: str) -> str | bytes:
+    """A digest's text as the bytes it is the base64 of (what TermDigest writes), a quarter
+    smaller and left so by compression, which cannot shrink base64 back to its bytes; the
+    text itself when it is anything else, as a hand-edited store may hold."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:  # binascii.Error is one; so is text beyond ASCII
+        return text
+    return raw if base64.b64encode(raw).decode("ascii") == text else text
+
+
 def pack_node(node: TocNode) -> bytes | TocNode:
     """The node without its id, packed (bullets as a flat tuple of texts and grip-id tuples,
-    times as pickle states); the node itself when a field cannot be packed."""
+    times as pickle states, the digest as bytes); the node itself when a field cannot be
+    packed."""
     packed = _packed(
         (
             _LEVEL_CODES[node.level],
@@ -164,7 +177,7 @@ def pack_node(node: TocNode) -> bytes | TocNode:
             node.version,
             node.event_ids,
             node.overlap_event_ids,
-            node.digest,
+            _digest_form(node.digest),
         )
     )
     return node if packed is None else packed
@@ -199,5 +212,9 @@ def unpack_node(node_id: str, packed: bytes) -> TocNode:
     _set(node, "version", version)
     _set(node, "event_ids", owned)
     _set(node, "overlap_event_ids", overlap)
-    _set(node, "digest", digest)
+    _set(
+        node,
+        "digest",
+        base64.b64encode(digest).decode("ascii") if type(digest) is bytes else digest,
+    )
     return node

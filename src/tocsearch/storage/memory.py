@@ -22,6 +22,13 @@ from tocsearch.storage.backend import Backend
 __all__ = ["InMemoryStorage"]
 
 
+def _packed_segment_table() -> LeafMap:
+    """Where packed segments are kept: leaves of 16, a quarter of a busy day's, so that
+    opening one for a single segment stays cheap; 64 kept open, every leaf of the few dozen
+    days a search reads at a time."""
+    return LeafMap(leaf_size=16, kept_open=64)
+
+
 class InMemoryStorage(Backend):
     """Keeps every record in memory; nothing survives the process.
 
@@ -33,17 +40,21 @@ class InMemoryStorage(Backend):
     (records are immutable), because the navigator reads thousands of them a question.
 
     Args:
-        pack_segments: keep segments packed too, and rebuild each on every read: about a
-            third less memory for a tree, at a few microseconds more for every segment a
-            search reads. Nodes above the segments, few and read on every walk, stay objects.
+        pack_segments: keep segments packed too, compressed 16 to a leaf with their
+            neighbours in id order (a day's segments sit side by side), and rebuild each on
+            every read: less than half the memory for a tree, at some microseconds more for
+            every segment a search reads (a leaf is decompressed when none of its segments
+            was read lately). Nodes above the segments, few and read on every walk, stay
+            objects.
     """
 
     def __init__(self, *, pack_segments: bool = False) -> None:
         super().__init__()
         self._pack_segments = pack_segments
         self._nodes: dict[str, TocNode] = {}
-        # Packed segments (pack_segments only); an id is in one of the two node dicts at most.
-        self._packed_nodes: dict[str, bytes] = {}
+        # Packed segments (pack_segments only), compressed by the leaf of neighbours in id
+        # order (a day's segments sit side by side); an id is here or in _nodes, not both.
+        self._packed_nodes = _packed_segment_table()
         self._grips = LeafMap()
         # Grips with a field marshal refuses (a str subclass), kept as they are; an id is in
         # one of the two at most.
@@ -74,19 +85,23 @@ class InMemoryStorage(Backend):
                 objects[node.node_id] = node
             return
         packed_nodes = self._packed_nodes
+        entries: dict[str, bytes] = {}
         for node in nodes:
             node_id = node.node_id
             packed = pack_node(node) if node.level is TocLevel.SEGMENT else node
             if isinstance(packed, bytes):
-                packed_nodes[node_id] = packed
+                entries[node_id] = packed
                 objects.pop(node_id, None)
             else:
                 objects[node_id] = node
-                packed_nodes.pop(node_id, None)
+                entries.pop(node_id, None)
+                if node.level is TocLevel.SEGMENT:  # only segments are ever packed
+                    packed_nodes.discard(node_id)
+        packed_nodes.update(entries.items())
 
     def _erase_node(self, node_id: str) -> None:
         self._nodes.pop(node_id, None)
-        self._packed_nodes.pop(node_id, None)
+        self._packed_nodes.discard(node_id)
 
     def _read_grip(self, grip_id: str) -> Grip | None:
         fields = self._grips.get(grip_id)
@@ -147,6 +162,7 @@ class InMemoryStorage(Backend):
         """Verify the indexes, every record and the grip table's leaves."""
         super().check()
         self._grips.check()
+        self._packed_nodes.check()
 
     def __setstate__(self, state: dict[str, object]) -> None:
         # A store pickled before segments could be packed has neither of these attributes, and
@@ -155,6 +171,10 @@ class InMemoryStorage(Backend):
         self.__dict__.update(
             {"_pack_segments": False, "_packed_nodes": {}, "_odd_grips": {}, **state}
         )
+        packed_nodes = self.__dict__["_packed_nodes"]
+        if isinstance(packed_nodes, dict):  # one packed bytes each, before they were in leaves
+            self._packed_nodes = _packed_segment_table()
+            self._packed_nodes.update(packed_nodes.items())
         grips = self.__dict__["_grips"]
         if isinstance(grips, dict):
             self._grips = LeafMap()
