@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from typing import Any
 
 import attrs
@@ -19,6 +20,7 @@ from tocsearch.storage import InMemoryStorage
 __all__ = [
     "a_build_with_helpers_is_the_build_without",
     "a_failing_job_raises_here_as_without_helpers",
+    "a_helper_ignores_ctrl_c",
     "a_helper_that_dies_hands_its_jobs_back",
     "helpers_make_some_jobs_and_this_process_the_rest",
     "stopping_early_ends_the_helpers",
@@ -79,6 +81,27 @@ def a_helper_that_dies_hands_its_jobs_back() -> None:
     jobs = list(range(30))
     with HelperWork(_dies_in_a_helper, jobs, helpers=2) as work:
         assert list(work.results()) == [job + 1 for job in jobs]
+
+
+def _interrupted_in_a_helper(job: int) -> int:
+    if os.getpid() != _PARENT:
+        os.kill(os.getpid(), signal.SIGINT)
+    return -job
+
+
+def a_helper_ignores_ctrl_c() -> None:
+    """An interrupt that reaches a helper (Ctrl-C reaches the whole process group) neither
+    stops it nor loses a result: the builder's own process is the one that handles it."""
+    helped = multiprocessing.get_context("fork").Event()
+    jobs = list(range(40))
+
+    def make(job: int) -> tuple[int, int]:
+        return _interrupted_in_a_helper(job), _made_where(job, helped)[1]
+
+    with HelperWork(make, jobs, helpers=1) as work:
+        made = list(work.results())
+    assert [value for value, _ in made] == [-job for job in jobs]
+    assert {pid for _, pid in made} - {_PARENT}
 
 
 def stopping_early_ends_the_helpers() -> None:

@@ -50,6 +50,7 @@ def test_no_helpers_while_another_thread_runs() -> None:
 _FORKING = [
     "a_build_with_helpers_is_the_build_without",
     "a_failing_job_raises_here_as_without_helpers",
+    "a_helper_ignores_ctrl_c",
     "a_helper_that_dies_hands_its_jobs_back",
     "helpers_make_some_jobs_and_this_process_the_rest",
     "stopping_early_ends_the_helpers",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -207,6 +208,9 @@ class HelperWork(Generic[_Job, _Result]):
 
     def _serve(self, number: int, sender: Connection) -> None:
         """A helper's loop: claim the next job, make it, send it; until none is left."""
+        # Ctrl-C reaches every process of the terminal's group: the builder's process stops
+        # the helpers itself, so a helper neither stops halfway nor prints a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         while True:
             with self._lock:
                 index = self._next.value
