@@ -15,7 +15,8 @@ from datetime import datetime, timedelta, timezone
 import attrs
 
 from tocsearch import ids
-from tocsearch.ingest._digests import day_digest, union_digest
+from tocsearch.digest import TermDigest
+from tocsearch.ingest._digests import day_digest, segment_positions, union_digest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
 from tocsearch.storage import InMemoryStorage
@@ -70,15 +71,23 @@ def segment_node(spec: Seg, index: int) -> TocNode:
 
 
 def build_nodes(
-    specs: Iterable[Seg], rollup: Rollup = default_rollup, *, digests: bool = False
+    specs: Iterable[Seg],
+    rollup: Rollup = default_rollup,
+    *,
+    digests: bool = False,
+    segment_digests: bool = False,
 ) -> dict[str, TocNode]:
     """Every node of the strict tree over ``specs``, by id; with ``digests``, days carry the
     term digest of their segments and higher nodes the union of their children's, as the
-    builder makes them."""
+    builder makes them. With ``segment_digests`` too, segments carry the digest of their texts
+    the builder gives them, and so days of at least eight segments their segment maps."""
     nodes: dict[str, TocNode] = {}
     level_nodes: list[TocNode] = []
     for index, spec in enumerate(specs):
         node = segment_node(spec, index)
+        if segment_digests:
+            made = TermDigest.from_positions(segment_positions((), node), sized=True)
+            node = attrs.evolve(node, digest=made.to_text())
         nodes[node.node_id] = node
         level_nodes.append(node)
     for level in UPPER_LEVELS:
@@ -109,11 +118,16 @@ def build_nodes(
 
 
 def build_store(
-    specs: Iterable[Seg], rollup: Rollup = default_rollup, *, digests: bool = False
+    specs: Iterable[Seg],
+    rollup: Rollup = default_rollup,
+    *,
+    digests: bool = False,
+    segment_digests: bool = False,
 ) -> InMemoryStorage:
     """An in-memory store holding the tree over ``specs`` (see :func:`build_nodes`)."""
     storage = InMemoryStorage()
-    storage.put_nodes(build_nodes(specs, rollup, digests=digests).values())
+    nodes = build_nodes(specs, rollup, digests=digests, segment_digests=segment_digests)
+    storage.put_nodes(nodes.values())
     return storage
 
 

@@ -59,6 +59,7 @@ class _Descent:
         walk = self.walk
         seen = walk.trail.seen
         found: dict[str, TocNode] = {}
+        kept: dict[str, TocNode] = {}
         for parent in parents:
             self.opened.add(parent.node_id)
             seen.add(parent.node_id)
@@ -66,16 +67,21 @@ class _Descent:
                 children = walk.storage.get_child_nodes(parent.node_id)
             except NotFound:
                 continue
+            fresh: dict[str, TocNode] = {}
             for child in children:
                 if (
                     child.level.depth > parent.level.depth
                     and child.node_id not in seen
+                    and child.node_id not in found
                     and inside(child, self.ranges)
                 ):
-                    found.setdefault(child.node_id, child)
-        kept = walk.lens.prune(found.values())
+                    fresh.setdefault(child.node_id, child)
+            found.update(fresh)
+            # A day's segments are pruned by its segment map: no segment's digest decoded.
+            for child in walk.lens.prune_children(parent, list(fresh.values())):
+                kept[child.node_id] = child
         self.pruned = (len(found) - len(kept), len(found))
-        return sorted(kept, key=time_order)
+        return sorted(kept.values(), key=time_order)
 
     def pruned_note(self, level: TocLevel) -> str:
         """ "; skipped 11 of 12 month nodes: no term in their digest" after the last pruning,

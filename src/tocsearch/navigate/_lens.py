@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from tocsearch._segment_map import at_least, positions
 from tocsearch.digest import TermDigest
+from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._folded import FoldedTexts
@@ -157,6 +159,30 @@ class Lens:
                 )
         self._masks[key] = found
         return found
+
+    def prune_children(
+        self, parent: TocNode, children: Sequence[TocNode], need: int = 1
+    ) -> list[TocNode]:
+        """:meth:`prune` of ``parent``'s ``children``, by the parent's segment map where it
+        has one made for its children: one look for the whole day, no segment's digest
+        decoded. A child the map does not list is pruned by its own digest.
+
+        The map keeps every segment its own digest keeps (a folded row may keep a few more,
+        never fewer), so this never drops a child :meth:`prune` would keep."""
+        found = self.segment_masks(parent) if parent.level is TocLevel.DAY else None
+        if found is None:
+            return self.prune(children, need)
+        every, masks = found
+        ids = parent.child_node_ids
+        kept_ids = {ids[index] for index in positions(at_least(masks, need, every))}
+        listed = set(ids)
+        kept: list[TocNode] = []
+        for child in children:
+            if child.node_id in kept_ids:
+                kept.append(child)
+            elif child.node_id not in listed:
+                kept.extend(self.prune((child,), need))
+        return kept
 
     def prune(self, nodes: Iterable[TocNode], need: int = 1) -> list[TocNode]:
         """``nodes`` without those whose digest rules out holding ``need`` of the terms."""

@@ -69,6 +69,15 @@ class DigestRoute:
     ) -> Iterator[list[TocNode]]:
         """Batches of segments, pass by pass from every term needed down to one, each
         segment once; a pass for ``need`` terms starts only while ``proceed(need)``."""
+        for _, batch in self.graded(years, proceed):
+            yield batch
+
+    def graded(
+        self, years: list[TocNode], proceed: Callable[[int], bool]
+    ) -> Iterator[tuple[int, list[TocNode]]]:
+        """:meth:`segments` with the pass each batch comes from: how many of the terms the
+        digests say its segments may hold at least. A segment that holds more came in an
+        earlier pass (digests never rule out a term a node holds)."""
         count = len(self.lens.terms)
         read: set[str] = set()
         yielded: set[str] = set()
@@ -80,7 +89,7 @@ class DigestRoute:
                 fresh = [node for node in batch if node.node_id not in yielded]
                 if fresh:
                     yielded.update(node.node_id for node in fresh)
-                    yield fresh
+                    yield need, fresh
 
     def note(self) -> str:
         """ "; skipped 11 of 12 month nodes: not every term in their digest" for the levels

@@ -89,7 +89,8 @@ class Navigator:
         width: how many matches a search reports, and so how many branches it can open.
         max_evidence: at most this many evidence items are offered; as many of them as fit
             the token budget are returned.
-        scan_page: how many segments one scanning step reads.
+        scan_page: how many segments one scanning step reads at most (a scan guided by
+            term digests starts with smaller pages and doubles them up to this).
         max_start_nodes: a walk starts at the deepest level where at most this many nodes
             cover the hinted period.
         max_nodes: at most this many nodes are scored per question.
