@@ -5,6 +5,7 @@ without changing."""
 from __future__ import annotations
 
 import pickle
+import zlib
 from typing import Any
 
 import pytest
@@ -118,3 +119,15 @@ def test_a_leaf_map_pickled_before_its_sizes_were_settings_reads_back() -> None:
     old.check()
     assert old.get("k042") == (42,)
     assert (old.leaf_size, old.kept_open) == (64, 1)
+
+
+@pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b"\xff"), zlib.compress(b"N")])
+def test_a_damaged_leaf_is_a_clear_error(damage: bytes) -> None:
+    table = LeafMap()
+    table.update((f"k{n:03d}", (n,)) for n in range(100))
+    table._leaves[0] = damage
+    with pytest.raises(StoreCorrupted, match="leaf 0 of a leaf map cannot be read"):
+        table.get("k001")
+    with pytest.raises(StoreCorrupted, match="cannot be read"):
+        table.check()
+    assert table.get("k099") == (99,)

@@ -88,10 +88,20 @@ class LeafMap:
         opened = self._opened
         found = opened.pop(id(leaf), None)
         if found is None or found[0] is not leaf:
-            found = (leaf, marshal.loads(zlib.decompress(leaf)))
+            try:
+                keys, values = marshal.loads(zlib.decompress(leaf))
+            except (zlib.error, ValueError, EOFError, TypeError) as error:
+                # Only a damaged pickle of a store holds such a leaf.
+                raise StoreCorrupted(
+                    f"leaf {index} of a leaf map cannot be read: {error}"
+                ) from None
+            found = (leaf, (keys, values))
             while len(opened) >= self.kept_open:
                 # The least recently read: reads put their leaf back last.
-                opened.pop(next(iter(opened)), None)
+                try:
+                    opened.pop(next(iter(opened)), None)
+                except (StopIteration, RuntimeError):  # another reader changed it meanwhile
+                    break
         opened[id(leaf)] = found
         return found[1]
 
