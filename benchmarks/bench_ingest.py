@@ -111,6 +111,12 @@ def one_session(events: Sequence[Event]) -> list[Event]:
     return made
 
 
+def _builder(storage: InMemoryStorage, helpers: int | None) -> TocBuilder:
+    """A builder with ``helpers`` helper processes (the builder's default when None, passed
+    on only when given, so that the script also runs code from before helpers)."""
+    return TocBuilder(storage) if helpers is None else TocBuilder(storage, helpers=helpers)
+
+
 def _cpu() -> tuple[float, float]:
     """CPU seconds used so far by this process and by its ended helper processes."""
     times = os.times()
@@ -124,7 +130,7 @@ def _cpu_note(began: tuple[float, float]) -> str:
 
 def _one_session(count: int, events: Sequence[Event], helpers: int | None) -> None:
     single = one_session(events)
-    builder = TocBuilder(InMemoryStorage(), helpers=helpers)
+    builder = _builder(InMemoryStorage(), helpers)
     cpu = _cpu()
     began = time.perf_counter()
     for batch in day_batches(single, _CLI_BATCH):
@@ -146,7 +152,7 @@ def _measure(count: int, steps: str, locomo: Path | None, helpers: int | None) -
         _one_session(count, events, helpers)
         return
     storage = InMemoryStorage()
-    builder = TocBuilder(storage, helpers=helpers)
+    builder = _builder(storage, helpers)
     cpu = _cpu()
     began = time.perf_counter()
     report = builder.ingest(events)
@@ -158,7 +164,7 @@ def _measure(count: int, steps: str, locomo: Path | None, helpers: int | None) -
     if steps == "one-batch":
         return
 
-    batched = TocBuilder(InMemoryStorage(), helpers=helpers)
+    batched = _builder(InMemoryStorage(), helpers)
     began = time.perf_counter()
     for start in range(0, count, 100):
         batched.ingest(events[start : start + 100])
