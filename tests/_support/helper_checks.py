@@ -7,14 +7,18 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import attrs
 import pytest
 
 from tests._support.synthetic import history
+from tocsearch import ids
 from tocsearch.ingest import TocBuilder, _builder, check_tree
 from tocsearch.ingest._helpers import HelperWork
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
 __all__ = [
@@ -22,6 +26,7 @@ __all__ = [
     "a_failing_job_raises_here_as_without_helpers",
     "a_helper_ignores_ctrl_c",
     "a_helper_that_dies_hands_its_jobs_back",
+    "a_long_history_rolls_up_the_same_with_helpers",
     "helpers_make_some_jobs_and_this_process_the_rest",
     "stopping_early_ends_the_helpers",
 ]
@@ -117,6 +122,57 @@ def _tree(storage: InMemoryStorage) -> dict[str, Any]:
     nodes = {node_id: storage.get_node(node_id) for node_id in storage.iter_node_ids()}
     grips = {grip_id: storage.get_grip(grip_id) for grip_id in storage.iter_grip_ids()}
     return {"nodes": nodes, "grips": grips}
+
+
+def _one_day_a_week(weeks: int) -> list[Event]:
+    """Two turns a week, a week apart: as many weeks to roll up as days."""
+    start = datetime(2020, 1, 6, 9, tzinfo=timezone.utc)
+    made: list[Event] = []
+    for week in range(weeks):
+        when = start + timedelta(days=7 * week)
+        for offset, (role, text) in enumerate(
+            (
+                ("user", f"Week {week}: the nightly export stalls on lock {week % 17}."),
+                ("assistant", f"Found it: batch {week} holds the Postgres advisory lock."),
+            )
+        ):
+            at = when + timedelta(minutes=offset)
+            made.append(
+                Event(
+                    event_id=ids.event_id(at, f"w{week}-{offset}"),
+                    session_id=f"week-{week}",
+                    timestamp=at,
+                    role=role,
+                    event_type=f"{role}_message",
+                    text=text,
+                )
+            )
+    return made
+
+
+def a_long_history_rolls_up_the_same_with_helpers() -> None:
+    """Weeks rolled up by a helper (a level of hundreds of parents) are the weeks rolled up
+    here: the same nodes and grips, and a helper does roll up."""
+    used: list[int] = []
+    real = HelperWork
+
+    def counting(*args: Any, **kwargs: Any) -> HelperWork[Any, Any]:
+        work = real(*args, **kwargs)
+        used.append(work.helpers)
+        return work
+
+    setattr(_builder, "HelperWork", counting)  # noqa: B010 (this process is the check's own)
+    events = _one_day_a_week(300)
+    trees = []
+    for helpers in (0, 1):
+        used.clear()
+        storage = InMemoryStorage()
+        TocBuilder(storage, helpers=helpers).ingest(events)
+        check_tree(storage)
+        trees.append(_tree(storage))
+    assert trees[0] == trees[1]
+    assert len(storage.get_nodes_by_level(TocLevel.WEEK)) == 300
+    assert used.count(1) >= 2  # the days and the weeks
 
 
 def a_build_with_helpers_is_the_build_without() -> None:

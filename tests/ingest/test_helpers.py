@@ -48,6 +48,7 @@ def test_no_helpers_while_another_thread_runs() -> None:
 
 
 _FORKING = [
+    "a_long_history_rolls_up_the_same_with_helpers",
     "a_build_with_helpers_is_the_build_without",
     "a_failing_job_raises_here_as_without_helpers",
     "a_helper_ignores_ctrl_c",

@@ -52,9 +52,11 @@ __all__ = ["IngestReport", "TocBuilder"]
 
 _DAY = timedelta(days=1)
 _MOST_HELPERS = 3
-# A helper's fork and its results' trip back cost about as much as a few summaries: work of
-# fewer summaries than this (segments of a window of days, parents of a level) is done here.
-_LEAST_SUMMARIES = 16
+# A helper's fork and its results' trip back cost about as much as a few segment summaries
+# or a few hundred parent summaries (of a handful of children each): a window of days with
+# fewer segments to summarise, or a level with fewer parents, is made here alone.
+_LEAST_SEGMENTS = 16
+_LEAST_PARENTS = 256
 # Days are planned and made in windows (see _windows) of this many events and up.
 _FIRST_WINDOW_EVENTS = 2_000
 _WINDOW_EVENTS = 32_000
@@ -285,7 +287,9 @@ class TocBuilder:
         try:
             for window in self._windows(work, run):
                 summaries = sum(plan.summaries() for plan in window)
-                helping = HelperWork(maker.make, window, helpers=self._helpers_for(summaries))
+                helping = HelperWork(
+                    maker.make, window, helpers=self._helpers_for(summaries, _LEAST_SEGMENTS)
+                )
                 started.append((window, helping))
                 helping.start()
                 if len(started) > 1:
@@ -341,13 +345,13 @@ class TocBuilder:
             day, tuple(events), stored, tuple(plans), force=run.force, newest=day == run.newest
         )
 
-    def _helpers_for(self, summaries: int) -> int:
+    def _helpers_for(self, summaries: int, least: int) -> int:
         """How many helper processes make work of this many summaries: none for a summarizer
         that is not the default one (it may hold connections or threads a fork would share),
-        nor for too few summaries for a helper to pay for its fork."""
+        nor for fewer than ``least``, too little for a helper to pay for its fork."""
         if self.helpers == 0 or type(self.summarizer) is not ExtractiveSummarizer:
             return 0
-        return self.helpers if summaries >= _LEAST_SUMMARIES else 0
+        return self.helpers if summaries >= least else 0
 
     def _apply_day(self, plan: DayPlan, made: MadeDay, run: _Run) -> None:
         """Take a made day into the build: what to write, drop and roll up."""
@@ -450,7 +454,7 @@ class TocBuilder:
                     emptied.append(node_id)
             # A level of many parents (a long history of short days) is summarised with
             # helpers too.
-            helpers = self._helpers_for(len(jobs))
+            helpers = self._helpers_for(len(jobs), _LEAST_PARENTS)
             with HelperWork(self._make_parent, jobs, helpers=helpers) as made:
                 parents = list(made.results())
             self._write_level(parents, run)
