@@ -52,11 +52,12 @@ __all__ = ["IngestReport", "TocBuilder"]
 
 _DAY = timedelta(days=1)
 _MOST_HELPERS = 3
-# A helper's fork and its results' trip back cost about as much as a few segment summaries
-# or a few hundred parent summaries (of a handful of children each): a window of days with
-# fewer segments to summarise, or a level with fewer parents, is made here alone.
+# A helper's fork and its results' trip back cost about as much as summarising a few
+# segments, or parents of about a hundred children between them (a parent's summary reads
+# its children's bullets): a window of days with fewer segments to summarise, or a level
+# whose parents have fewer children, is made here alone.
 _LEAST_SEGMENTS = 16
-_LEAST_PARENTS = 256
+_LEAST_CHILDREN = 128
 # Days are planned and made in windows (see _windows) of this many events and up.
 _FIRST_WINDOW_EVENTS = 2_000
 _WINDOW_EVENTS = 32_000
@@ -454,7 +455,8 @@ class TocBuilder:
                     emptied.append(node_id)
             # A level of many parents (a long history of short days) is summarised with
             # helpers too.
-            helpers = self._helpers_for(len(jobs), _LEAST_PARENTS)
+            read = sum(len(job.children) for job in jobs)
+            helpers = self._helpers_for(read, _LEAST_CHILDREN)
             with HelperWork(self._make_parent, jobs, helpers=helpers) as made:
                 parents = list(made.results())
             self._write_level(parents, run)
