@@ -7,17 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import attrs
 import pytest
+from hypothesis import given
 from tests._support.tiny_locomo import tiny_conversation
+from tests.strategies import sentences
 
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
 from tocsearch.navigate import EventSeeder, Evidence, Navigator, SegmentSeeder, StepPhase
-from tocsearch.navigate._blend import blend
+from tocsearch.navigate._blend import blend, seeder_query
 from tocsearch.navigate._book import EvidenceBook
-from tocsearch.navigate._events import PooledEvent
+from tocsearch.navigate._events import SPEAKER_KEY, EventHit, PooledEvent
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._terms import topic_terms
 from tocsearch.navigate._trail import Trail, WalkLimits
@@ -223,3 +226,56 @@ def test_the_seeders_events_by_a_speaker_the_question_names_go_first() -> None:
 
     assert order(("bob", "music")) == ["D2:1", "D1:3"]
     assert order(("music",)) == ["D1:3", "D2:1"]
+
+
+def _said_by(speakers: Sequence[str]) -> list[EventHit]:
+    """Hits on the tiny conversation's first segment's events, said in turn by ``speakers``."""
+    conversation = tiny_conversation()
+    segment = conversation.storage.get_nodes_by_level(TocLevel.SEGMENT)[0]
+    return [
+        EventHit(
+            attrs.evolve(event, metadata={**event.metadata, SPEAKER_KEY: speaker}),
+            segment,
+            (),
+            0.0,
+            0.0,
+        )
+        for event, speaker in zip(conversation.events, speakers, strict=False)
+    ]
+
+
+def _asked(topic: str, hits: Sequence[EventHit]) -> str:
+    return seeder_query(topic, hits, TermMatcher(topic_terms(topic)))
+
+
+def test_the_seeder_is_asked_without_the_words_naming_a_speaker() -> None:
+    """The words that name a speaker of the hits, possessives included, are left out of what
+    the seeder is asked; a topic naming no speaker, or nothing but one, is asked as it is."""
+    hits = _said_by(["Alice", "Bob"])
+    assert _asked("What music does Bob's sister like?", hits) == "What music does sister like?"
+    assert _asked("Did Alice and Bob go hiking?", hits) == "Did and go hiking?"
+    assert _asked("What music does Carol like?", hits) == "What music does Carol like?"
+    assert _asked("Bob?", hits) == "Bob?"
+    assert _asked("What music does Bob like?", []) == "What music does Bob like?"
+
+
+@given(sentences)
+def test_the_seeders_query_keeps_every_other_word_in_order(topic: str) -> None:
+    """What the seeder is asked is the topic's words in order, less those naming a speaker of
+    the hits (here Caroline), and never empty."""
+    asked = _asked(topic, _said_by(["Caroline", "Dana"]))
+    words = topic.split()
+    others = [word for word in words if word.casefold() != "caroline"]
+    assert asked.split() == (others or words)
+
+
+def test_the_navigator_asks_its_event_seeder_without_the_speakers_name() -> None:
+    """A question naming a speaker reaches the event seeder without the name; one naming none
+    reaches it whole."""
+    store = tiny_conversation().storage
+    seeder = EventsSeeder([])
+    navigator = Navigator(store, token_budget=5_000, seeder=seeder)
+    navigator.navigate("What instrument is Bob learning?")
+    navigator.navigate("Who is learning the violin?")
+    asked = [query for query, *_ in seeder.calls]
+    assert asked == ["What instrument is learning?", "Who is learning the violin?"]

@@ -25,7 +25,7 @@ Everything is computed on the fly from the events at hand: no index.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -151,12 +151,12 @@ def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> f
     return best
 
 
-def speaker_terms(pool: Sequence[PooledEvent], matcher: TermMatcher) -> dict[str, frozenset[str]]:
-    """For each speaker of an event in ``pool``, the terms that name them; empty when no term
+def speaker_terms(events: Iterable[Event], matcher: TermMatcher) -> dict[str, frozenset[str]]:
+    """For each speaker of one of ``events``, the terms that name them; empty when no term
     names a speaker."""
     held = {
         speaker: matcher.present(speaker)
-        for speaker in {item.event.metadata.get(SPEAKER_KEY, "") for item in pool}
+        for speaker in {event.metadata.get(SPEAKER_KEY, "") for event in events}
         if speaker
     }
     return held if any(held.values()) else {}
@@ -197,7 +197,7 @@ def rank_events(
     """
     if not pool or not terms:
         return []
-    speakers = speaker_terms(pool, matcher)
+    speakers = speaker_terms((item.event for item in pool), matcher)
     counts = _term_counts(pool, matcher, speakers)
     lengths = [max(1, len(item.event.text.split())) for item in pool]
     average = sum(lengths) / len(lengths)

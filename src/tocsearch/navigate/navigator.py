@@ -33,7 +33,7 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._answer import candidates
-from tocsearch.navigate._blend import blend, nearest_events
+from tocsearch.navigate._blend import blend, nearest_events, seeder_query
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._descent import descend
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
@@ -208,8 +208,9 @@ class Navigator:
                 ranges = _searched_ranges(hints.ranges, where)
                 hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
             if isinstance(self.seeder, EventSeeder):
+                asked = seeder_query(hints.topic, hits, lens.matcher)
                 nearest = nearest_events(
-                    walk, self.seeder, hints.topic, ranges, limit=2 * self.limits.max_evidence
+                    walk, self.seeder, asked, ranges, limit=2 * self.limits.max_evidence
                 )
                 hits = blend(hits, nearest, walk)
             offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
