@@ -22,6 +22,7 @@ directly, and by its calendar month through a time-range query.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, timedelta, timezone
 
@@ -328,6 +329,7 @@ def calendar_node_id(level: TocLevel, when: datetime | date) -> str:
     raise InvalidId("segments have no calendar id; use segment_id(day, suffix)")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a build asks for each day's, week's ... parent often
 def parent_id(node_id: str) -> str | None:
     """The id of a node's parent, or None for a year.
 

@@ -88,9 +88,17 @@ def split_events(
 
     Runtime complexity: O(n) estimator calls, plus O(s log s) to order the s segments.
     """
+    return [segment for segment, _ in _cut(events, config, estimator)]
+
+
+def _cut(
+    events: Sequence[Event], config: BuildConfig, estimator: TokenEstimator
+) -> list[tuple[list[Event], list[int]]]:
+    """:func:`split_events`, each segment with its events' token costs (which its overlap
+    tail counts again)."""
     # One open segment per conversation: interleaved sessions are cut independently.
-    open_segments: dict[tuple[str, str, str], tuple[list[Event], int]] = {}
-    segments: list[list[Event]] = []
+    open_segments: dict[tuple[str, str, str], tuple[list[Event], list[int], int]] = {}
+    segments: list[tuple[list[Event], list[int]]] = []
     gap = config.segment_gap
     limit = config.max_segment_tokens
     for event in events:
@@ -98,7 +106,7 @@ def split_events(
         key = conversation_key(event)
         current = open_segments.get(key)
         if current is not None:
-            segment, tokens = current
+            segment, costs, tokens = current
             previous = segment[-1]
             if (
                 event.timestamp - previous.timestamp > gap
@@ -107,10 +115,11 @@ def split_events(
             ):
                 current = None
         if current is None:
-            segment, tokens = [], 0
-            segments.append(segment)
+            segment, costs, tokens = [], [], 0
+            segments.append((segment, costs))
         segment.append(event)
-        open_segments[key] = (segment, tokens + cost)
+        costs.append(cost)
+        open_segments[key] = (segment, costs, tokens + cost)
     # Segments were opened in the order of their first events, which is id order.
     return segments
 
@@ -126,16 +135,21 @@ def overlap_tail(
     """The ids of the segment's last events that fit the overlap window and token budget,
     in order. The newest event comes first in the budget: an event that does not fit ends
     the tail."""
+    return _tail(segment, [event_tokens(event, config, estimator) for event in segment], config)
+
+
+def _tail(segment: Sequence[Event], costs: Sequence[int], config: BuildConfig) -> tuple[str, ...]:
+    """:func:`overlap_tail` of a segment whose events cost ``costs`` tokens."""
     if not segment:
         return ()
     newest = segment[-1].timestamp
     since = newest - config.overlap_window
     kept: list[str] = []
     tokens = 0
-    for event in reversed(segment):
+    for event, cost in zip(reversed(segment), reversed(costs), strict=True):
         if event.timestamp < since:
             break
-        tokens += event_tokens(event, config, estimator)
+        tokens += cost
         if tokens > config.overlap_max_tokens:
             break
         kept.append(event.event_id)
@@ -162,7 +176,7 @@ def plan_segments(
     tails: dict[tuple[str, str, str], tuple[str, ...]] = {}
     if previous_key is not None and previous_tail:
         tails[previous_key] = previous_tail
-    for owned in split_events(events, config, estimator):
+    for owned, costs in _cut(events, config, estimator):
         first = owned[0]
         key = conversation_key(first)
         plans.append(
@@ -170,5 +184,5 @@ def plan_segments(
                 segment_node_id(first), first.timestamp.date(), tuple(owned), tails.get(key, ())
             )
         )
-        tails[key] = overlap_tail(owned, config, estimator)
+        tails[key] = _tail(owned, costs, config)
     return plans
