@@ -34,6 +34,7 @@ import base64
 import marshal
 from collections.abc import Callable
 from datetime import datetime, timezone, tzinfo
+from itertools import chain
 from typing import Any, cast
 
 from tocsearch.levels import TocLevel
@@ -125,7 +126,7 @@ def pack_event(event: Event) -> PackedEvent:
             _ROLE_CODES[event.role],
             _TYPE_CODES[event.event_type],
             event.text,
-            tuple(item for pair in metadata.items() for item in pair) if metadata else (),
+            tuple(chain.from_iterable(metadata.items())) if metadata else (),
             event.agent,
         )
     )
