@@ -371,5 +371,14 @@ def test_an_item_unstructures_as_the_converter_does(item: Evidence) -> None:
 def test_the_steps_unstructure_as_the_converter_does(steps: tuple[NavigationStep, ...]) -> None:
     """A path's dicts are the converter's without the keys that hold their default, which
     from_dict puts back."""
-    data = NavigationResult.from_dict({**_FRAME, "steps": step_dicts(steps), "segments": []})
+    shown = step_dicts(steps)
+    defaults: dict[str, Any] = {"parent_ids": [], "matches": [], "chosen": None}
+    for step, every in zip(shown, to_dict(list(steps)), strict=True):
+        kept = [
+            (key, value)
+            for key, value in every.items()
+            if key not in defaults or value != defaults[key]
+        ]
+        assert list(step.items()) == kept
+    data = NavigationResult.from_dict({**_FRAME, "steps": shown, "segments": []})
     assert data.steps == steps

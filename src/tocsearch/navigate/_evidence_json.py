@@ -30,12 +30,13 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import parse_event_id
 
-__all__ = ["flat_items", "segment_groups"]
+__all__ = ["compact_item", "flat_items", "segment_group", "segment_groups"]
 
 # The keys an item leaves out when they hold these values, and flat_items puts back.
 _DEFAULTS: dict[str, Any] = {
@@ -62,8 +63,15 @@ def _implied_start(event_ids: Any) -> str | None:
     """The time an item citing exactly one event has by default: that event's, from its id."""
     if not isinstance(event_ids, list) or len(event_ids) != 1 or not isinstance(event_ids[0], str):
         return None
+    return _event_start(event_ids[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def _event_start(event_id: str) -> str | None:
+    """The time in ``event_id``, ISO 8601; None when it is not an event id. Kept per id: a
+    fit writes each candidate's JSON in several forms."""
     try:
-        return parse_event_id(event_ids[0])[0].isoformat()
+        return parse_event_id(event_id)[0].isoformat()
     except ValueError:
         return None
 
@@ -112,15 +120,28 @@ def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: list[dict[str, Any]] = []
     for item in items:
         if not groups or groups[-1]["segment_id"] != item["segment_id"]:
-            group: dict[str, Any] = {"segment_id": item["segment_id"]}
-            for key in _GROUP_KEYS:
-                if item.get(key):
-                    group[key] = item[key]
+            group = segment_group(item)
             group["evidence"] = []
             groups.append(group)
         current = groups[-1]
-        current["evidence"].append(_row(_compact(item, current)))
+        current["evidence"].append(compact_item(item, current))
     return groups
+
+
+def segment_group(item: dict[str, Any]) -> dict[str, Any]:
+    """What the group of a run that ``item`` (a full evidence dict) begins says once:
+    ``segment_id``, and ``segment_title``, ``project`` and ``session_id`` when not empty."""
+    group: dict[str, Any] = {"segment_id": item["segment_id"]}
+    for key in _GROUP_KEYS:
+        if item.get(key):
+            group[key] = item[key]
+    return group
+
+
+def compact_item(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any] | list[Any]:
+    """``item`` (a full evidence dict) as it is written in ``group``: without what the group or
+    its own ids say, a row when nothing but its id, score and text is left."""
+    return _row(_compact(item, group))
 
 
 def flat_items(groups: Any) -> list[dict[str, Any]]:

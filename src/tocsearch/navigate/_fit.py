@@ -40,6 +40,7 @@ import attrs
 
 from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
+from tocsearch.navigate._evidence_json import compact_item, segment_group
 from tocsearch.navigate.result import (
     EMPTY_EVIDENCE,
     EXPAND_EVENT,
@@ -49,9 +50,10 @@ from tocsearch.navigate.result import (
     NavigationResult,
     NavigationStep,
     StepPhase,
+    evidence_dict,
+    evidence_line,
     frame_markdown,
     path_markdown,
-    segment_dicts,
     segment_markdown,
     step_dicts,
 )
@@ -173,7 +175,8 @@ class _Meter:
         self._paths: dict[int, tuple[tuple[NavigationStep, ...], _Cost]] = {}
         self._frame: tuple[NavigationResult, NavigationResult, dict[str, Any]] | None = None
         self._lean: dict[Evidence, Evidence] = {}
-        self._least: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
+        self._dicts: dict[Evidence, dict[str, Any]] = {}
+        self._least: dict[tuple[Evidence, Evidence | None, bool], tuple[_Cost, ...]] = {}
         self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
         self.nothing_found = _Cost(0, estimator(EMPTY_EVIDENCE))
         # The status line names the events' clock, and a last line says how to expand.
@@ -213,20 +216,29 @@ class _Meter:
         if known is not None:
             return known
         estimator = self.estimator
+        data = self._dict(item)
         if opener is None:
-            group = segment_dicts([item])[0]
+            group = segment_group(data)
+            group["evidence"] = [compact_item(data, group)]
             lines = segment_markdown([item], self.zone)
             cost = _Cost(estimator(_json(group) + ", "), estimator("\n".join(lines) + "\n\n"))
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
-            shown = segment_dicts([opener, item])[0]["evidence"][1]
-            line = segment_markdown([opener, item], self.zone)[2]
+            shown = compact_item(data, segment_group(self._dict(opener)))
+            line = evidence_line(item, opener, self.zone)
             cost = _Cost(estimator(_json(shown) + ", "), estimator(line + "\n"))
         if first:
             cost += _Cost(0, self._closing)
         self._known[key] = cost
         return cost
+
+    def _dict(self, item: Evidence) -> dict[str, Any]:
+        """:func:`evidence_dict` of ``item``, made once (it is read, never changed)."""
+        data = self._dicts.get(item)
+        if data is None:
+            data = self._dicts[item] = evidence_dict(item)
+        return data
 
     def lean(self, item: Evidence) -> Evidence:
         """:func:`_lean` of ``item``, made once."""
@@ -235,18 +247,19 @@ class _Meter:
             lean = self._lean[item] = _lean(item)
         return lean
 
-    def least(self, item: Evidence, *, opener: Evidence | None, first: bool) -> _Cost:
-        """What the smallest form :func:`_taken` may return of ``item`` costs: lean, and
-        clipped to the shortest clip when it is an event. No form fits where this does not
-        (for an estimator that does not shrink as text grows; the final measure checks)."""
+    def least(self, item: Evidence, *, opener: Evidence | None, first: bool) -> tuple[_Cost, ...]:
+        """What the smallest forms :func:`_taken` may return of ``item`` cost: whole and lean
+        (a lean item may say more than a whole one after its segment's first item: that its
+        title is empty), each clipped to the shortest clip when it is an event. No form fits
+        where none of these does (for an estimator that does not shrink as text grows; the
+        final measure checks)."""
         key = (item, opener, first)
         least = self._least.get(key)
         if least is None:
-            smallest = self.lean(item)
-            if smallest.kind is EvidenceKind.EVENT and len(smallest.text) > _SHORTEST_CLIP:
-                text = _prefix(smallest.text, _SHORTEST_CLIP)
-                smallest = attrs.evolve(smallest, text=text, clipped=True)
-            least = self._least[key] = self.item(smallest, opener=opener, first=first)
+            forms = dict.fromkeys([item, self.lean(item)])
+            least = self._least[key] = tuple(
+                self.item(_shortest(form), opener=opener, first=first) for form in forms
+            )
         return least
 
     def slimmed(self, offered: Sequence[Evidence]) -> list[Evidence]:
@@ -287,7 +300,7 @@ def _taken(
     cost = meter.item(item, opener=opener, first=first)
     if cost.within(left):
         return item, cost
-    if not meter.least(item, opener=opener, first=first).within(left):
+    if not any(least.within(left) for least in meter.least(item, opener=opener, first=first)):
         return None
     lean = meter.lean(item)
     forms = [item]
@@ -301,6 +314,13 @@ def _taken(
         if clipped is not None:
             return clipped, meter.item(clipped, opener=opener, first=first)
     return None
+
+
+def _shortest(item: Evidence) -> Evidence:
+    """``item`` clipped to the shortest clip :func:`_fill` takes, when it is a longer event."""
+    if item.kind is not EvidenceKind.EVENT or len(item.text) <= _SHORTEST_CLIP:
+        return item
+    return attrs.evolve(item, text=_prefix(item.text, _SHORTEST_CLIP), clipped=True)
 
 
 def grouped(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:

@@ -9,6 +9,7 @@ section, one numbered item per step and one block per segment.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 from datetime import date, datetime, timezone, tzinfo
 from typing import Any
@@ -36,6 +37,7 @@ __all__ = [
     "StepMatch",
     "StepPhase",
     "evidence_dict",
+    "evidence_line",
     "frame_markdown",
     "node_label",
     "path_markdown",
@@ -357,10 +359,35 @@ def evidence_dict(item: Evidence) -> dict[str, Any]:
 def step_dicts(steps: Sequence[NavigationStep]) -> list[dict[str, Any]]:
     """The path as :meth:`NavigationResult.to_dict` shows it under ``steps`` (an empty path
     is left out there): each step without the keys that hold their default."""
-    data: list[dict[str, Any]] = to_dict(list(steps))
-    for step in data:
-        _drop_empty(step, _STEP_DEFAULTS)
+    data: list[dict[str, Any]] = []
+    for step in steps:
+        # What the converter gives (a property test holds them equal), built directly.
+        shown: dict[str, Any] = {
+            "number": step.number,
+            "phase": step.phase.value,
+            "level": step.level.value,
+            "scope": step.scope,
+            "parent_ids": list(step.parent_ids),
+            "searched": step.searched,
+            "matched": step.matched,
+            "matches": [_match_dict(match) for match in step.matches],
+            "chosen": step.chosen,
+            "reason": step.reason,
+        }
+        _drop_empty(shown, _STEP_DEFAULTS)
+        data.append(shown)
     return data
+
+
+def _match_dict(match: StepMatch) -> dict[str, Any]:
+    return {
+        "node_id": match.node_id,
+        "title": match.title,
+        "score": match.score,
+        "field": None if match.field is None else match.field.value,
+        "text": match.text,
+        "event_id": match.event_id,
+    }
 
 
 def path_markdown(steps: Sequence[NavigationStep]) -> str:
@@ -430,8 +457,16 @@ def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> 
     return [heading, *(_evidence_line(item, day, zone) for item in items)]
 
 
+def evidence_line(item: Evidence, opener: Evidence, zone: tzinfo = timezone.utc) -> str:
+    """The Markdown line of ``item`` in a run of its segment that ``opener`` begins, as
+    :func:`segment_markdown` writes it (its date said only when it is not the opener's)."""
+    return _evidence_line(item, opener.start_time.astimezone(zone).date(), zone)
+
+
+@functools.lru_cache(maxsize=4096)
 def _segment_day(segment_id: str) -> date | None:
-    """The day a segment's id names, if it is a segment id."""
+    """The day a segment's id names, if it is a segment id (kept per id: a fit writes each
+    candidate's heading in several forms)."""
     try:
         key = parse_node_id(segment_id)
     except ValueError:
@@ -448,7 +483,7 @@ def _evidence_line(item: Evidence, day: date, zone: tzinfo) -> str:
         cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
         refs = f"{cited} {grips}".rstrip()
         said = item.start_time.astimezone(zone)
-        when = f"{said:%H:%M}"
+        when = f"{said.hour:02d}:{said.minute:02d}"
         if said.date() != day:
             when = f"{said:%Y-%m-%d} {when}"
         return f'- {when} "{clip(item.text, _EVENT_DISPLAY)}" {refs} ({item.score:.2f})'
