@@ -150,9 +150,9 @@ def _one_day_a_week(weeks: int) -> list[Event]:
     return made
 
 
-def a_long_history_rolls_up_the_same_with_helpers() -> None:
-    """Weeks rolled up by a helper (a level of hundreds of parents) are the weeks rolled up
-    here: the same nodes and grips, and helpers make the days, the weeks and the months."""
+def _count_helpers() -> list[int]:
+    """The helper count of every piece of helper work the builder starts from now on, in order.
+    Each check runs in a process of its own, so the builder is patched for good."""
     used: list[int] = []
     real = HelperWork
 
@@ -161,7 +161,14 @@ def a_long_history_rolls_up_the_same_with_helpers() -> None:
         used.append(work.helpers)
         return work
 
-    setattr(_builder, "HelperWork", counting)  # noqa: B010 (this process is the check's own)
+    setattr(_builder, "HelperWork", counting)  # noqa: B010 (not an attribute mypy knows)
+    return used
+
+
+def a_long_history_rolls_up_the_same_with_helpers() -> None:
+    """Weeks rolled up by a helper (a level of hundreds of parents) are the weeks rolled up
+    here: the same nodes and grips, and helpers make the days, the weeks and the months."""
+    used = _count_helpers()
     events = _one_day_a_week(300)
     trees = []
     for helpers in (0, 1):
@@ -178,16 +185,7 @@ def a_long_history_rolls_up_the_same_with_helpers() -> None:
 def a_build_with_helpers_is_the_build_without() -> None:
     """Nodes (with their digests and versions) and grips are the same with and without a
     helper, in one batch and in batches, and the helper does make days."""
-    used: list[int] = []
-    real = HelperWork
-
-    def counting(*args: Any, **kwargs: Any) -> HelperWork[Any, Any]:
-        work = real(*args, **kwargs)
-        used.append(work.helpers)
-        return work
-
-    # This check runs in a process of its own, so the builder is patched for good.
-    setattr(_builder, "HelperWork", counting)  # noqa: B010 (not an attribute mypy knows)
+    used = _count_helpers()
     events = history(3000)
     trees = []
     for helpers in (0, 1):
