@@ -558,11 +558,12 @@ def _chosen(
             chosen, used_by = slim, slim_used
     if offered and not chosen:
         # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
-        lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
+        best_lean = meter.lean(offered[0])
+        lean = _clipped(best_lean, limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is None and path:
             path, path_cost = (), _NOTHING
             used = base
-            lean = _clipped(_lean(offered[0]), limit - used, meter, _SHORTEST_LEAN_CLIP)
+            lean = _clipped(best_lean, limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is not None:
             chosen.append(lean)
             used_by = meter.item(lean, opener=None, first=True)
