@@ -25,7 +25,7 @@ Everything is computed on the fly from the events at hand: no index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -112,8 +112,14 @@ def segment_priors(
     present = {
         segment.node_id: matcher.present_folded(searchable_text(segment)) for segment in segments
     }
-    weights = TermWeights(terms, present.values())
-    return {node_id: weights.share(held) for node_id, held in present.items()}
+    return _weighted_shares(present, terms)
+
+
+def _weighted_shares(held: Mapping[str, Collection[str]], terms: Sequence[str]) -> dict[str, float]:
+    """Each key's weighted share of ``terms`` among those it holds, with terms weighed among
+    the keys (a term every one holds counts little)."""
+    weights = TermWeights(terms, held.values())
+    return {key: weights.share(found) for key, found in held.items()}
 
 
 def _segment_shares(
@@ -125,8 +131,7 @@ def _segment_shares(
     held: dict[str, set[str]] = {}
     for item, found in zip(pool, counts, strict=True):
         held.setdefault(item.segment.node_id, set()).update(found)
-    weights = TermWeights(terms, held.values())
-    return {segment: weights.share(terms_held) for segment, terms_held in held.items()}
+    return _weighted_shares(held, terms)
 
 
 def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> float:
