@@ -160,6 +160,13 @@ class Lens:
         self._masks[key] = found
         return found
 
+    def map_kept(self, day: TocNode, need: int) -> int | None:
+        """The children of ``day`` (bit ``i`` for its ``i``-th child) that its segment map says
+        may hold ``need`` of the terms; None when the day has no map made for exactly its
+        children (:meth:`segment_masks`)."""
+        found = self.segment_masks(day)
+        return None if found is None else at_least(found[1], need, found[0])
+
     def prune_children(
         self, parent: TocNode, children: Sequence[TocNode], need: int = 1
     ) -> list[TocNode]:
@@ -169,12 +176,11 @@ class Lens:
 
         The map keeps every segment its own digest keeps (a folded row may keep a few more,
         never fewer), so this never drops a child :meth:`prune` would keep."""
-        found = self.segment_masks(parent) if parent.level is TocLevel.DAY else None
-        if found is None:
+        mapped = self.map_kept(parent, need) if parent.level is TocLevel.DAY else None
+        if mapped is None:
             return self.prune(children, need)
-        every, masks = found
         ids = parent.child_node_ids
-        kept_ids = {ids[index] for index in positions(at_least(masks, need, every))}
+        kept_ids = {ids[index] for index in positions(mapped)}
         listed = set(ids)
         kept: list[TocNode] = []
         for child in children:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from tocsearch._segment_map import at_least, positions
+from tocsearch._segment_map import positions
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
@@ -125,9 +125,9 @@ class DigestRoute:
         kept: list[TocNode] = []
         for node in nodes:
             if node.level is TocLevel.DAY:
-                found = lens.segment_masks(node)
-                if found is not None and self._within(node):
-                    if at_least(found[1], need, found[0]):
+                mapped = lens.map_kept(node, need)
+                if mapped is not None and self._within(node):
+                    if mapped:
                         kept.append(node)
                     continue
             kept.extend(lens.prune((node,), need))
@@ -176,14 +176,13 @@ class DigestRoute:
         The map answers as the segments' own digests do, except for a segment whose digest is
         wider than the map's rows: folded, it may be kept where its own digest would not, and
         is then read for nothing; never the other way round."""
-        found = self.lens.segment_masks(day)
-        if found is None or not self._within(day):
+        mapped = self.lens.map_kept(day, need)
+        if mapped is None or not self._within(day):
             return None
-        every, masks = found
         ids = day.child_node_ids
         find = self.storage.find_node
         picked: list[TocNode] = []
-        for index in positions(at_least(masks, need, every)):
+        for index in positions(mapped):
             child = find(ids[index])
             if child is not None and child.level is TocLevel.SEGMENT:
                 picked.append(child)
