@@ -16,6 +16,7 @@ from __future__ import annotations
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import TypeVar
 
 from tocsearch._segment_map import SegmentMap, attach, split, without_map
 from tocsearch.digest import TermDigest, text_positions
@@ -84,11 +85,7 @@ class SegmentPositions:
     ) -> None:
         """Keep ``positions``, the :func:`segment_positions` of ``events`` and ``segment``."""
         key = (tuple(event.event_id for event in events), segment.searchable_texts)
-        self._entries.pop(key, None)
-        while len(self._entries) >= self.capacity > 0:
-            self._entries.popitem(last=False)
-        if self.capacity:
-            self._entries[key] = array("I", positions)
+        _remember(self._entries, self.capacity, key, array("I", positions))
 
     def of(self, events: Sequence[Event], segment: TocNode) -> Collection[int]:
         """:func:`segment_positions` of ``events`` and ``segment`` (remembered or worked out
@@ -180,20 +177,13 @@ class DayDigests:
             union = parts[0] if len(parts) == 1 else set().union(*parts)
             digest = TermDigest.from_positions(union)
         text = with_segment_map(digest.to_text(), segments)
-        self._remember(key, text)
+        _remember(self._entries, self.capacity, key, text)
         return text, digest
 
     def keep(self, events: Sequence[Event], segments: Sequence[TocNode], text: str) -> None:
         """Remember ``text`` as :func:`day_digest` of ``events`` and ``segments`` (worked out
         elsewhere, such as in a helper process)."""
-        self._remember(_day_key(events, segments), text)
-
-    def _remember(self, key: tuple[object, ...], text: str) -> None:
-        self._entries.pop(key, None)
-        while len(self._entries) >= self.capacity > 0:
-            self._entries.popitem(last=False)
-        if self.capacity:
-            self._entries[key] = text
+        _remember(self._entries, self.capacity, _day_key(events, segments), text)
 
 
 def _day_key(events: Sequence[Event], segments: Sequence[TocNode]) -> tuple[object, ...]:
@@ -240,11 +230,7 @@ class Unions:
 
     def remember(self, key: tuple[str, ...], text: str) -> None:
         """Keep ``text`` as the union of the digests whose texts are ``key``."""
-        self._entries.pop(key, None)
-        while len(self._entries) >= self.capacity > 0:
-            self._entries.popitem(last=False)
-        if self.capacity:
-            self._entries[key] = text
+        _remember(self._entries, self.capacity, key, text)
 
 
 class FreshUnions:
@@ -304,3 +290,17 @@ class FreshUnions:
             text = union.to_text()
         self._unions.remember(tuple(texts), text)
         self.add(parent, text, union, depth + 1)
+
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def _remember(entries: OrderedDict[_Key, _Value], capacity: int, key: _Key, value: _Value) -> None:
+    """Put ``value`` under ``key`` as the newest of ``entries``, first dropping the oldest ones
+    that would take it past ``capacity`` (0 keeps nothing)."""
+    entries.pop(key, None)
+    while len(entries) >= capacity > 0:
+        entries.popitem(last=False)
+    if capacity:
+        entries[key] = value
