@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support import helper_checks
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.ingest import TocBuilder
@@ -47,18 +48,7 @@ def test_no_helpers_while_another_thread_runs() -> None:
         thread.join()
 
 
-_FORKING = [
-    "a_long_history_rolls_up_the_same_with_helpers",
-    "a_build_with_helpers_is_the_build_without",
-    "a_failing_job_raises_here_as_without_helpers",
-    "a_helper_ignores_ctrl_c",
-    "a_helper_that_dies_hands_its_jobs_back",
-    "helpers_make_some_jobs_and_this_process_the_rest",
-    "stopping_early_ends_the_helpers",
-]
-
-
-@pytest.mark.parametrize("check", _FORKING)
+@pytest.mark.parametrize("check", helper_checks.__all__)
 def test_with_forked_helpers(check: str) -> None:
     """Each check of tests/_support/helper_checks.py passes in a fresh one-thread process,
     where helpers are forked."""
