@@ -57,9 +57,15 @@ class DayPlan:
         count = 0
         for plan in self.segments:
             old = self.stored.get(plan.node_id)
-            if self.force or old is None or old.event_ids != plan.event_ids:
+            if old is None or not _keeps_summary(old, plan, force=self.force):
                 count += 1
         return count
+
+
+def _keeps_summary(old: TocNode, plan: SegmentPlan, *, force: bool) -> bool:
+    """Whether ``old``, the stored node of a planned segment, keeps its summary: the same
+    events give the same summary, unless a rebuild is asked for."""
+    return not force and old.event_ids == plan.event_ids
 
 
 @attrs.define
@@ -165,7 +171,7 @@ class DayMaker:
         """The node of a planned segment, and its full-size digest when it is ``alone`` on
         its day and its digest was worked out now."""
         full: TermDigest | None = None
-        if old is not None and not force and old.event_ids == plan.event_ids:
+        if old is not None and _keeps_summary(old, plan, force=force):
             # The same events give the same summary: only the overlap can differ.
             node = attrs.evolve(old, overlap_event_ids=plan.overlap_event_ids)
             if not node.digest:
