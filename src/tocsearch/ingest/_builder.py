@@ -294,20 +294,22 @@ class TocBuilder:
                 started.append((window, helping))
                 helping.start()
                 if len(started) > 1:
-                    self._take_in(*started[0], run)
-                    started.pop(0)[1].stop()
+                    self._take_in_oldest(started, run)
             while started:
-                self._take_in(*started[0], run)
-                started.pop(0)[1].stop()
+                self._take_in_oldest(started, run)
         finally:
             for _, helping in started:
                 helping.stop()
 
-    def _take_in(
-        self, window: list[DayPlan], made: HelperWork[DayPlan, MadeDay], run: _Run
+    def _take_in_oldest(
+        self, started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]], run: _Run
     ) -> None:
+        """Store the made days of the oldest started window, then stop its helpers and drop
+        it (a failure leaves it started, for the caller to stop)."""
+        window, made = started[0]
         for plan, day in zip(window, made.results(), strict=True):
             self._apply_day(plan, day, run)
+        started.pop(0)[1].stop()
 
     def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
         """The days of ``work`` planned, in windows of at least ``_FIRST_WINDOW_EVENTS``
