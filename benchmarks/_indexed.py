@@ -24,8 +24,9 @@ the index is the same whoever reads it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from benchmarks._baselines import turn_of
 from benchmarks._locomo_eval import Conversation
@@ -163,6 +164,9 @@ class FusedTurnsRetriever:
         """The index is shared between methods (see :func:`shared_index`): kept open."""
 
 
+_Entries = TypeVar("_Entries")
+
+
 class _WatchedSeeder:
     """An :class:`IndexSeeder` whose failures are kept: the navigator swallows a seeder's
     exception and the seeder itself degrades from vectors to full text, both by design for
@@ -179,20 +183,19 @@ class _WatchedSeeder:
     def seed(
         self, query: str, *, limit: int, start: datetime | None, end: datetime | None
     ) -> Sequence[tuple[str, float]]:
-        try:
-            entries = self._seeder.seed(query, limit=limit, start=start, end=end)
-        except Exception as error:
-            self.failure = f"{type(error).__name__}: {error}"
-            raise
-        if self._seeder.last_error:
-            self.failure = self._seeder.last_error
-        return entries
+        return self._watched(lambda: self._seeder.seed(query, limit=limit, start=start, end=end))
 
     def seed_events(
         self, query: str, *, limit: int, start: datetime | None, end: datetime | None
     ) -> Sequence[tuple[str, str, float]]:
+        return self._watched(
+            lambda: self._seeder.seed_events(query, limit=limit, start=start, end=end)
+        )
+
+    def _watched(self, ask: Callable[[], _Entries]) -> _Entries:
+        """What ``ask`` returns, keeping its exception or the seeder's own error."""
         try:
-            entries = self._seeder.seed_events(query, limit=limit, start=start, end=end)
+            entries = ask()
         except Exception as error:
             self.failure = f"{type(error).__name__}: {error}"
             raise
