@@ -22,10 +22,13 @@ checksum of their ids in order; a map that does not match the day's children is 
 >>> texts = ["Rotated the Postgres credentials", "Upgraded kubernetes", "postgres backup"]
 >>> digests = [TermDigest.sized_for([text]) for text in texts]
 >>> smap = SegmentMap.of(digests, ["a", "b", "c"])
->>> smap.counts([TermDigest.probes("postgres"), TermDigest.probes("kubernetes")])
-b'\\x01\\x01\\x01'
->>> smap.matching([TermDigest.probes("postgres")], 1)
-[0, 2]
+>>> probes = [TermDigest.probes("postgres"), TermDigest.probes("kubernetes")]
+>>> [bin(mask) for mask in smap.masks(probes)]
+['0b101', '0b10']
+>>> positions(at_least(smap.masks(probes), 1, smap.every))
+[2, 1, 0]
+>>> positions(at_least(smap.masks(probes), 2, smap.every))
+[]
 >>> SegmentMap.from_tail(smap.to_bytes()) == smap
 True
 """
@@ -64,8 +67,6 @@ _FOOTER = struct.Struct("<BII4s")
 # For each bit of a byte, the table that turns a byte into that bit as an ASCII digit.
 _DIGIT = tuple(b"01"[(value >> bit) & 1] for value in range(256) for bit in range(8))
 _BIT_DIGITS = tuple(bytes(_DIGIT[value * 8 + bit] for value in range(256)) for bit in range(8))
-# ASCII digits to the bytes 0 and 1.
-_FROM_DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
 
 def ids_checksum(ids: Sequence[str]) -> int:
@@ -196,23 +197,6 @@ class SegmentMap:
                     held &= int.from_bytes(columns[start : start + width], "little")
             found.append(held)
         return found
-
-    def counts(self, probes: Sequence[tuple[int, ...] | None]) -> bytes:
-        """For each segment, how many of the terms whose probes these are its row may hold
-        (one byte each; at most 255 terms)."""
-        if len(probes) > 255:
-            raise ValueError(f"at most 255 terms are counted at once, got {len(probes)}")
-        total = 0
-        for held in self.masks(probes):
-            # One byte per segment, 0 or 1: adding never carries into the next segment.
-            digits = format(held, f"0{self._count}b")[::-1].encode("ascii")
-            total += int.from_bytes(digits.translate(_FROM_DIGITS), "little")
-        return total.to_bytes(self._count, "little")
-
-    def matching(self, probes: Sequence[tuple[int, ...] | None], need: int) -> list[int]:
-        """The positions of the segments that may hold at least ``need`` of the terms, in day
-        order."""
-        return positions(at_least(self.masks(probes), need, self.every))[::-1]
 
     def to_bytes(self) -> bytes:
         """The map as stored behind a day digest's bitmap: the columns, then a footer."""
