@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TypeVar
 
-from tocsearch._segment_map import SegmentMap, attach, split, without_map
+from tocsearch._segment_map import SegmentMap, attach, without_map
 from tocsearch.digest import TermDigest, text_positions
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import parent_id
@@ -120,9 +120,8 @@ def segment_map(segments: Sequence[TocNode]) -> SegmentMap:
     ordered = sorted(segments, key=time_order)
     digests: list[TermDigest | None] = []
     for segment in ordered:
-        parts = split(segment.digest) if segment.digest else None
         try:
-            digests.append(None if parts is None else TermDigest.from_packed(parts[0])[0])
+            digests.append(TermDigest.from_text(segment.digest) if segment.digest else None)
         except InvalidArgument:
             digests.append(None)
     return SegmentMap.of(digests, [segment.node_id for segment in ordered])
