@@ -33,6 +33,7 @@ from tocsearch.ingest._digests import (
     Unions,
 )
 from tocsearch.ingest._helpers import HelperWork, available_cpus
+from tocsearch.ingest._incoming import Incoming
 from tocsearch.ingest._rollup import ParentJob, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
@@ -96,10 +97,13 @@ class _Run:
 
     force: bool
     fresh: FreshUnions
+    incoming: Incoming
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
+    # The grips of the days taken in since they were last written.
     grips: dict[str, Grip] = attrs.field(factory=dict)
+    grips_written: int = 0
     # The newest day of the build: the next ingest of a growing history rebuilds it, so its
     # segments' positions are remembered (those of other days would cost more than they save).
     newest: date | None = None
@@ -180,8 +184,7 @@ class TocBuilder:
                 repeated in the batch) with different content. Nothing is written then.
         """
         fresh, duplicates, days = self._sort_out(events)
-        self.storage.put_events(fresh)
-        report = self._build(days, force=False)
+        report = self._build(days, force=False, incoming=Incoming(self.storage, fresh))
         return attrs.evolve(report, events_added=len(fresh), duplicates_skipped=duplicates)
 
     def rebuild(self, start: datetime | None = None, end: datetime | None = None) -> IngestReport:
@@ -238,11 +241,20 @@ class TocBuilder:
         return fresh, duplicates, days
 
     # -- the build -------------------------------------------------------------------------
-    def _build(self, days: set[date], *, force: bool) -> IngestReport:
-        work = sorted(days | self._next_days(days))
-        run = _Run(force=force, fresh=FreshUnions(self._unions), newest=work[-1] if work else None)
+    def _build(
+        self, days: set[date], *, force: bool, incoming: Incoming | None = None
+    ) -> IngestReport:
+        """Rebuild ``days`` and the next day with events after each, first storing the
+        ``incoming`` events (see :meth:`_make_days`)."""
+        incoming = incoming if incoming is not None else Incoming(self.storage)
+        work = sorted(days | self._next_days(days, incoming))
+        run = _Run(
+            force=force,
+            fresh=FreshUnions(self._unions),
+            incoming=incoming,
+            newest=work[-1] if work else None,
+        )
         self._make_days(work, run)
-        grips_written = self._write_grips(run)
         self.storage.put_nodes(run.segment_writes)
         run.nodes_updated += len(run.segment_writes)
         self._roll_up(run)
@@ -263,26 +275,29 @@ class TocBuilder:
             segments_changed=run.segments_changed,
             segments_removed=len(run.dropped_nodes),
             nodes_updated=run.nodes_updated,
-            grips_written=grips_written,
+            grips_written=run.grips_written,
             grips_removed=len(removed),
             days_rebuilt=len(work),
         )
 
-    def _next_days(self, days: set[date]) -> set[date]:
-        """For each day, the next later day that has events: its first segment's overlap comes
-        from the day before it."""
+    def _next_days(self, days: set[date], incoming: Incoming) -> set[date]:
+        """For each day, the next later day that has events (stored or ``incoming``): its
+        first segment's overlap comes from the day before it."""
         found: set[date] = set()
         for day in days:
             floor = event_id_floor(_midnight(day) + _DAY)
             after = self.storage.get_events_after(floor, 1)
-            if after:
-                found.add(after[0].timestamp.date())
+            following = incoming.next_day(day, after[0].timestamp.date() if after else None)
+            if following is not None:
+                found.add(following)
         return found
 
     def _make_days(self, work: list[date], run: _Run) -> None:
         """Plan, make and take in the days of ``work``, in order. A window of planned days
         gets its helpers before the window before it is taken in, so that they make its days
-        while this process plans the next window and stores the last one's."""
+        while this process plans the next window and stores the last one's. The incoming
+        events are stored once the first window's helpers are at work (or before a day is
+        planned that needs them stored), and always before anything else is written."""
         maker = DayMaker(self.summarizer, self.config, self._segment_positions, self._day_digests)
         started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]] = []
         try:
@@ -293,8 +308,10 @@ class TocBuilder:
                 )
                 started.append((window, helping))
                 helping.start()
+                run.incoming.store()
                 if len(started) > 1:
                     self._take_in_oldest(started, run)
+            run.incoming.store()
             while started:
                 self._take_in_oldest(started, run)
         finally:
@@ -304,11 +321,13 @@ class TocBuilder:
     def _take_in_oldest(
         self, started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]], run: _Run
     ) -> None:
-        """Store the made days of the oldest started window, then stop its helpers and drop
+        """Take in the made days of the oldest started window and store their grips (while
+        the helpers of the next window still make its days), then stop its helpers and drop
         it (a failure leaves it started, for the caller to stop)."""
         window, made = started[0]
         for plan, day in zip(window, made.results(), strict=True):
             self._apply_day(plan, day, run)
+        self._write_grips(run)
         started.pop(0)[1].stop()
 
     def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
@@ -332,7 +351,11 @@ class TocBuilder:
     def _plan_day(self, day: date, run: _Run) -> DayPlan:
         """A day's events, its stored segments and the segments its events fall into."""
         start = _midnight(day)
-        events = self.storage.get_events(start, start + _DAY)
+        events = run.incoming.new_day(day)
+        if events is None:
+            # The day had stored events: read it whole, the incoming ones with them.
+            run.incoming.store()
+            events = tuple(self.storage.get_events(start, start + _DAY))
         prefix = segment_prefix(day)
         stored = {
             node.node_id: node
@@ -344,9 +367,7 @@ class TocBuilder:
             tail, key = self._tail_before(events[0], run)
             plans = plan_segments(events, self.config, self.estimator, tail, key)
             run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
-        return DayPlan(
-            day, tuple(events), stored, tuple(plans), force=run.force, newest=day == run.newest
-        )
+        return DayPlan(day, events, stored, tuple(plans), force=run.force, newest=day == run.newest)
 
     def _helpers_for(self, summaries: int, least: int) -> int:
         """How many helper processes make work of this many summaries: none for a summarizer
@@ -384,10 +405,9 @@ class TocBuilder:
     ) -> tuple[tuple[str, ...], tuple[str, str, str] | None]:
         """The overlap for a day's first segment: the tail of the segment that holds the last
         event before it, with that segment's conversation."""
-        before = self.storage.get_events_before(first.event_id, 1)
-        if not before:
+        previous = run.incoming.event_before(first.event_id)
+        if previous is None:
             return (), None
-        previous = before[0]
         day = previous.timestamp.date()
         segment = run.last_segment.get(day)
         if segment is None:
@@ -423,12 +443,15 @@ class TocBuilder:
         return tuple(events)
 
     # -- writing ---------------------------------------------------------------------------
-    def _write_grips(self, run: _Run) -> int:
+    def _write_grips(self, run: _Run) -> None:
+        """Store the grips taken in since the last call that are new or changed; grips go
+        before the segments that hold them."""
         changed = [
             grip for grip in run.grips.values() if self.storage.find_grip(grip.grip_id) != grip
         ]
         self.storage.put_grips(changed)
-        return len(changed)
+        run.grips_written += len(changed)
+        run.grips.clear()
 
     def _roll_up(self, run: _Run) -> None:
         """Days from their segments, then weeks, months and years from their stored children;
