@@ -129,6 +129,31 @@ class StoreModel(RuleBasedStateMachine):
         self.store.delete_grip(grip_id)
         self.grips.pop(grip_id, None)
 
+    @rule(data=st.data())
+    def grips_at_once(self, data: st.DataObject) -> None:
+        """find_grips of stored, missing, repeated and empty ids is find_grip of each, in the
+        order first asked, the missing left out."""
+        known = sorted(self.grips)
+        asked = data.draw(
+            st.lists(
+                st.sampled_from([*known, "grip:1:none", ""]) if known else st.just("grip:1:none"),
+                max_size=8,
+            )
+        )
+        expected = {
+            grip_id: self.grips[grip_id]
+            for grip_id in dict.fromkeys(asked)
+            if grip_id in self.grips
+        }
+        found = self.store.find_grips(asked)
+        assert found == expected
+        assert list(found) == list(expected)
+        assert found == {
+            grip_id: grip
+            for grip_id in dict.fromkeys(asked)
+            if grip_id and (grip := self.store.find_grip(grip_id)) is not None
+        }
+
     @rule(batch=st.lists(events(), max_size=4))
     def put_events(self, batch: list[Event]) -> None:
         self.store.put_events(batch)
@@ -324,6 +349,35 @@ def test_missing_records_raise_not_found_and_find_returns_none(store: Storage) -
     assert store.find_grip("grip:1:x") is None
     assert store.find_event(ids.event_id(_T0, "x")) is None
     assert not store.has_event(ids.event_id(_T0, "x"))
+
+
+def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
+    """find_grips reads more ids than one SQL query binds, skips what no grip can be named by
+    and keeps the order asked."""
+    stored = [
+        Grip(
+            grip_id=ids.grip_id(_T0, f"g{n}"),
+            excerpt=f"excerpt {n}",
+            event_id_start=ids.event_id(_T0, f"s{n}"),
+            event_id_end=ids.event_id(_T0, f"s{n}"),
+            timestamp=_T0,
+            source="test",
+        )
+        for n in range(1_200)
+    ]
+    store.put_grips(stored)
+    asked: list[object] = [grip.grip_id for grip in reversed(stored)]
+    asked[5:5] = ["", "grip:1:none", 7, None, "grip:\udc80:odd", stored[0].grip_id]
+    found = store.find_grips(asked)  # type: ignore[arg-type]
+    first_asked = [grip.grip_id for grip in reversed(stored)]
+    first_asked.remove(stored[0].grip_id)
+    first_asked.insert(5, stored[0].grip_id)
+    assert list(found) == first_asked
+    assert all(found[grip.grip_id] == grip for grip in stored)
+    assert store.find_grips(()) == {}
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.find_grips(())
 
 
 def test_empty_ids_are_invalid_arguments(store: Storage) -> None:

@@ -125,7 +125,7 @@ def _segments_of(ranked_events: Sequence[str], owners: dict[str, str]) -> list[s
 
 def _grips(storage: Storage, node: TocNode) -> list[Grip]:
     ids = dict.fromkeys(grip_id for bullet in node.bullets for grip_id in bullet.grip_ids)
-    return [grip for grip in map(storage.find_grip, ids) if grip is not None]
+    return list(storage.find_grips(ids).values())
 
 
 def _hydrate(

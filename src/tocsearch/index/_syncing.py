@@ -95,6 +95,9 @@ class IndexingStorage:
     def find_grip(self, grip_id: str) -> Grip | None:
         return self.storage.find_grip(grip_id)
 
+    def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
+        return self.storage.find_grips(grip_ids)
+
     def delete_grip(self, grip_id: str) -> None:
         self.storage.delete_grip(grip_id)
 

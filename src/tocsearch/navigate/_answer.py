@@ -5,7 +5,7 @@ decided by the token budget (:mod:`tocsearch.navigate._fit`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
@@ -28,18 +28,28 @@ def _shown(score: float) -> float:
 
 
 class _Grips:
-    """The grip ranges of segments and the events they cite, read once per navigation."""
+    """The grip ranges of segments and the events they cite, read once per navigation, the
+    grips not yet known read together (:meth:`~tocsearch.storage.Storage.find_grips`)."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.ranges: dict[str, tuple[str, str] | None] = {}
 
-    def range_of(self, grip_id: str) -> tuple[str, str] | None:
-        if grip_id not in self.ranges:
-            grip = self.storage.find_grip(grip_id)
+    def learn(self, grip_ids: Iterable[str]) -> None:
+        """Read the ranges of those of ``grip_ids`` not read yet, in one batch."""
+        wanted = [grip_id for grip_id in dict.fromkeys(grip_ids) if grip_id not in self.ranges]
+        if not wanted:
+            return
+        found = self.storage.find_grips(wanted)
+        for grip_id in wanted:
+            grip = found.get(grip_id)
             self.ranges[grip_id] = (
                 None if grip is None else (grip.event_id_start, grip.event_id_end)
             )
+
+    def range_of(self, grip_id: str) -> tuple[str, str] | None:
+        if grip_id not in self.ranges:
+            self.learn((grip_id,))
         return self.ranges[grip_id]
 
     def holding(self, segment: TocNode, event_id: str) -> tuple[str, ...]:
@@ -55,6 +65,7 @@ class _Grips:
     def events_of(self, grip_ids: Sequence[str]) -> tuple[str, ...]:
         """The ids of the stored events in the grips' ranges, in id order."""
         found: set[str] = set()
+        self.learn(grip_ids)
         for grip_id in grip_ids:
             span = self.range_of(grip_id)
             if span is not None:
@@ -108,12 +119,21 @@ def candidates(
     conversations = _Conversations(storage)
     items: list[Evidence] = []
     cited: set[str] = set()
+    shown: list[EventHit] = []
     for hit in hits:
-        if len(items) >= limit:
+        if len(shown) >= limit:
             break
         if hit.event.event_id not in cited:
             cited.add(hit.event.event_id)
-            items.append(_event_evidence(hit, grips))
+            shown.append(hit)
+    # The grips of every segment shown, in one read rather than one per grip.
+    grips.learn(
+        grip_id
+        for segment in {hit.segment.node_id: hit.segment for hit in shown}.values()
+        for bullet in segment.bullets
+        for grip_id in bullet.grip_ids
+    )
+    items.extend(_event_evidence(hit, grips) for hit in shown)
     for statement in book.ranking():
         if len(items) >= limit:
             break

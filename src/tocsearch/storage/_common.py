@@ -1,5 +1,6 @@
 """What every backend derives the same way from its own primitives: single puts from batch
-puts, ``get_*`` from ``find_*``, the year nodes from the level query, and the lifecycle."""
+puts, ``get_*`` from ``find_*``, the year nodes from the level query, the lifecycle, and
+batched grip lookups from single ones."""
 
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ class StorageCommon(abc.ABC):
     """The part of the Storage protocol that follows from the rest of it.
 
     Subclasses implement the batch puts, the ``find_*`` lookups, ``get_nodes_by_level`` and
-    ``_release``; this class answers ``put_node``, ``get_node``, ``get_toc_root``, ``close``
-    and the ``with`` statement from them, with one behaviour for every backend.
+    ``_release``; this class answers ``put_node``, ``get_node``, ``get_toc_root``,
+    ``find_grips`` (one ``find_grip`` per id, unless a backend reads them at once),
+    ``close`` and the ``with`` statement from them, with one behaviour for every backend.
     """
 
     def __init__(self) -> None:
@@ -97,6 +99,17 @@ class StorageCommon(abc.ABC):
         if grip is None:
             raise GripNotFound(f"grip not found: {grip_id!r}")
         return grip
+
+    def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
+        # One lookup per id: a backend that can read many grips at once overrides this.
+        self._ensure_open()
+        found: dict[str, Grip] = {}
+        for grip_id in grip_ids:
+            if isinstance(grip_id, str) and grip_id not in found:
+                grip = self.find_grip(grip_id)
+                if grip is not None:
+                    found[grip_id] = grip
+        return found
 
     def put_event(self, event: Event) -> None:
         self.put_events((event,))

@@ -101,6 +101,14 @@ class Storage(Protocol):
         """The grip with this id, or None."""
         ...
 
+    def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
+        """The stored grips among ``grip_ids``, by id, in the order the ids are first given;
+        ids that name no stored grip are left out. One read for the lot where the backend
+        can (a bullet's grips, an answer's grips), the same grips as :meth:`find_grip` of
+        each id.
+        """
+        ...
+
     def delete_grip(self, grip_id: str) -> None:
         """Remove a grip; removing a grip that is not there is not an error."""
 
