@@ -35,6 +35,7 @@ __all__ = [
     "current_format",
     "drop_index_tables",
     "index_format",
+    "index_state",
     "read_meta",
     "write_meta",
 ]
@@ -81,11 +82,26 @@ def drop_index_tables(connection: sqlite3.Connection) -> None:
 def index_format(connection: sqlite3.Connection) -> tuple[int, int] | None:
     """``(index format, FTS version)`` of a sidecar, or None when it has no tables yet or
     they are unreadable."""
-    value = read_meta(connection, "format")
+    return index_state(connection)[0]
+
+
+def index_state(
+    connection: sqlite3.Connection,
+) -> tuple[tuple[int, int] | None, dict[str, str]]:
+    """:func:`index_format` and every value of ``index_meta`` (empty without the table),
+    read together: what a sync checks before each query."""
+    try:
+        meta = {
+            str(key): str(value)
+            for key, value in connection.execute("SELECT key, value FROM index_meta")
+        }
+    except sqlite3.OperationalError:  # no such table
+        meta = {}
+    value = meta.get("format")
     version = fts_version(connection)
     if value is None or version is None or not value.isdigit():
-        return None
-    return int(value), version
+        return None, meta
+    return (int(value), version), meta
 
 
 def current_format() -> tuple[int, int]:

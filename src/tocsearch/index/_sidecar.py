@@ -28,7 +28,7 @@ from tocsearch.index._schema import (
     create_index_tables,
     current_format,
     drop_index_tables,
-    index_format,
+    index_state,
     read_meta,
     write_meta,
 )
@@ -208,13 +208,14 @@ class SearchIndex:
         """Whether the index holds the tables this code writes and the store's counts match
         those it last synced (the cheap staleness test: two counts, no record read)."""
         with self._errors():
-            if index_format(self._connection) != current_format():
-                return False
-            events = read_meta(self._connection, "store_events")
-            nodes = read_meta(self._connection, "store_nodes")
-        return events == str(self.storage.count_events()) and nodes == str(
-            self.storage.count_nodes()
-        )
+            found, meta = index_state(self._connection)
+        return found == current_format() and self._counts_agree(meta)
+
+    def _counts_agree(self, meta: dict[str, str]) -> bool:
+        """Whether the store's counts are those ``meta`` (the index's) last synced."""
+        return meta.get("store_events") == str(self.storage.count_events()) and meta.get(
+            "store_nodes"
+        ) == str(self.storage.count_nodes())
 
     def recorded_embedder(self) -> str | None:
         """``name:dimension`` of the embedder the stored vectors came from, or None."""
@@ -265,11 +266,11 @@ class SearchIndex:
         store's events and segment ids.
         """
         with self._errors():
-            found = index_format(self._connection)
+            found, meta = index_state(self._connection)
         if found is None or found != current_format():
             return self.rebuild()
         report = IndexSync()
-        if not self.is_current():
+        if not self._counts_agree(meta):
             report = self._backfill()
         vectors = self._embed_missing()
         return attrs.evolve(report, vectors_added=report.vectors_added + vectors)
