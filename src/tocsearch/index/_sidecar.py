@@ -493,7 +493,9 @@ class SearchIndex:
         extra: tuple[int, ...],
     ) -> list[str]:
         found: dict[str, None] = {}
-        for expression in (match_all(text), match_any(text)):
+        every, some = match_all(text), match_any(text)
+        # One token: matching any is matching all, and its rows are those already found.
+        for expression in (every,) if some == every else (every, some):
             if expression is None or len(found) >= limit:
                 break
             with self._errors():
