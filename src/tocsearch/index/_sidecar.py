@@ -24,6 +24,7 @@ from tocsearch.errors import InvalidId, StorageError, StoreCorrupted
 from tocsearch.ids import parse_node_id
 from tocsearch.index._embedder import Embedder, normalized_rows
 from tocsearch.index._query import match_all, match_any
+from tocsearch.index._query_vectors import QueryVectors
 from tocsearch.index._schema import (
     create_index_tables,
     current_format,
@@ -162,6 +163,7 @@ class SearchIndex:
             path = default_index_path(storage)
         self.path: Path | None = None if path is None else Path(path)
         self._matrix: VectorMatrix | None = None
+        self._queries: QueryVectors[npt.NDArray[np.float32]] = QueryVectors()
         self._connection = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -573,7 +575,7 @@ class SearchIndex:
         ``[start, end)``; empty without an embedder."""
         if self.embedder is None or not query.strip():
             return []
-        vector = self._embed([query])[0]
+        vector = self._queries.get(self.embedder, query, lambda text: self._embed([text])[0])
         nearest = self._vector_matrix().nearest(
             vector,
             limit,
