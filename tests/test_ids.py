@@ -430,3 +430,39 @@ def test_node_period_is_what_the_id_names_after_its_level() -> None:
     assert ids.node_period("toc:day:2026-01-30") == "2026-01-30"
     with pytest.raises(InvalidId):
         ids.node_period("evt:1769763600000:a")
+
+
+id_like = st.one_of(
+    st.builds(ids.event_id, id_datetimes, suffixes),
+    st.builds(ids.grip_id, id_datetimes, suffixes),
+    st.builds(
+        lambda prefix, digits, suffix: f"{prefix}{digits}:{suffix}",
+        st.sampled_from(["evt:", "grip:", "evt", "grip:-", ""]),
+        st.text(alphabet="0123456789١٢", min_size=0, max_size=15),
+        st.one_of(suffixes, st.text(max_size=5)),
+    ),
+    st.text(max_size=30),
+    st.none(),
+    st.integers(),
+)
+
+
+@given(value=id_like)
+def test_checking_an_id_refuses_exactly_what_parsing_refuses(value: object) -> None:
+    """check_event_id and check_grip_id raise the error, with the message, that parsing the
+    same value raises, and nothing where parsing reads an id."""
+    for check, parse in (
+        (ids.check_event_id, ids.parse_event_id),
+        (ids.check_grip_id, ids.parse_grip_id),
+    ):
+        parsed: str | None = None
+        try:
+            parse(value)  # type: ignore[arg-type]
+        except InvalidId as error:
+            parsed = str(error)
+        checked: str | None = None
+        try:
+            check(value)  # type: ignore[arg-type]
+        except InvalidId as error:
+            checked = str(error)
+        assert checked == parsed

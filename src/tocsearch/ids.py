@@ -38,6 +38,8 @@ __all__ = [
     "GRIP_PREFIX",
     "NodeKey",
     "calendar_node_id",
+    "check_event_id",
+    "check_grip_id",
     "day_id",
     "event_id",
     "event_id_floor",
@@ -107,15 +109,18 @@ class NodeKey:
         return self.start + timedelta(days=(self.last_day - self.first_day).days + 1)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
 def to_epoch_ms(when: datetime) -> int:
     """Milliseconds since the Unix epoch of a timezone-aware datetime."""
-    delta = in_utc(when, error=InvalidId) - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    return delta // timedelta(milliseconds=1)
+    return (in_utc(when, error=InvalidId) - _EPOCH) // _MILLISECOND
 
 
 def from_epoch_ms(ms: int) -> datetime:
     """The UTC datetime of an epoch-milliseconds value."""
-    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    return _EPOCH + timedelta(milliseconds=ms)
 
 
 def _check_suffix(suffix: str) -> str:
@@ -188,13 +193,18 @@ def grip_id(timestamp: datetime, suffix: str) -> str:
     return f"{GRIP_PREFIX}{_check_ms(timestamp)}:{_check_suffix(suffix)}"
 
 
+_AN_EVENT_ID = "an event id (evt:<13-digit epoch ms>:<suffix>)"
+_A_GRIP_ID = "a grip id (grip:<epoch ms>:<suffix>)"
+
+
 def parse_event_id(value: str) -> tuple[datetime, str]:
     """The timestamp (to the millisecond) and suffix of an event id.
 
     Raises:
         InvalidId: the value is not an event id.
     """
-    return _parse_stamped(_EVENT_RE, value, "an event id (evt:<13-digit epoch ms>:<suffix>)")
+    match = _stamped(_EVENT_RE, value, _AN_EVENT_ID)
+    return from_epoch_ms(int(match["ms"])), match["suffix"]
 
 
 def parse_grip_id(value: str) -> tuple[datetime, str]:
@@ -203,14 +213,34 @@ def parse_grip_id(value: str) -> tuple[datetime, str]:
     Raises:
         InvalidId: the value is not a grip id.
     """
-    return _parse_stamped(_GRIP_RE, value, "a grip id (grip:<epoch ms>:<suffix>)")
+    match = _stamped(_GRIP_RE, value, _A_GRIP_ID)
+    return from_epoch_ms(int(match["ms"])), match["suffix"]
 
 
-def _parse_stamped(pattern: re.Pattern[str], value: str, what: str) -> tuple[datetime, str]:
+def check_event_id(value: str) -> None:
+    """Raise what :func:`parse_event_id` raises, without making the timestamp (every id it
+    reads has a time: at most 13 digits of milliseconds).
+
+    Raises:
+        InvalidId: the value is not an event id.
+    """
+    _stamped(_EVENT_RE, value, _AN_EVENT_ID)
+
+
+def check_grip_id(value: str) -> None:
+    """Raise what :func:`parse_grip_id` raises, without making the timestamp.
+
+    Raises:
+        InvalidId: the value is not a grip id.
+    """
+    _stamped(_GRIP_RE, value, _A_GRIP_ID)
+
+
+def _stamped(pattern: re.Pattern[str], value: str, what: str) -> re.Match[str]:
     match = pattern.fullmatch(value) if isinstance(value, str) else None
     if match is None:
         raise InvalidId(f"not {what}: {value!r}")
-    return from_epoch_ms(int(match["ms"])), match["suffix"]
+    return match
 
 
 def _date(text: str, node_id: str) -> date:

@@ -17,7 +17,7 @@ import attrs
 
 from tocsearch._checks import in_utc, records_of
 from tocsearch.errors import InvalidArgument, InvalidId
-from tocsearch.ids import parse_event_id, parse_grip_id, parse_node_id
+from tocsearch.ids import check_event_id, check_grip_id, parse_event_id, parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.text import encodable
 
@@ -133,7 +133,7 @@ def _node_id_matches_level(node: TocNode, _: attrs.Attribute[str], value: str) -
 
 
 def _event_id_format(_: Any, __: attrs.Attribute[str], value: str) -> None:
-    parse_event_id(value)
+    check_event_id(value)
 
 
 def _event_id_matches_time(event: Event, _: attrs.Attribute[str], value: str) -> None:
@@ -146,7 +146,7 @@ def _event_id_matches_time(event: Event, _: attrs.Attribute[str], value: str) ->
 
 
 def _grip_id_format(_: Any, __: attrs.Attribute[str], value: str) -> None:
-    parse_grip_id(value)
+    check_grip_id(value)
 
 
 def _ordered_times(instance: Any, _: attrs.Attribute[datetime], value: datetime) -> None:
