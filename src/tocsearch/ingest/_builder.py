@@ -101,8 +101,6 @@ class _Run:
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
-    # The grips of the days taken in since they were last written.
-    grips: dict[str, Grip] = attrs.field(factory=dict)
     grips_written: int = 0
     # The newest day of the build: the next ingest of a growing history rebuilds it, so its
     # segments' positions are remembered (those of other days would cost more than they save).
@@ -321,13 +319,11 @@ class TocBuilder:
     def _take_in_oldest(
         self, started: list[tuple[list[DayPlan], HelperWork[DayPlan, MadeDay]]], run: _Run
     ) -> None:
-        """Take in the made days of the oldest started window and store their grips (while
-        the helpers of the next window still make its days), then stop its helpers and drop
+        """Take in the made days of the oldest started window, then stop its helpers and drop
         it (a failure leaves it started, for the caller to stop)."""
         window, made = started[0]
         for plan, day in zip(window, made.results(), strict=True):
             self._apply_day(plan, day, run)
-        self._write_grips(run)
         started.pop(0)[1].stop()
 
     def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
@@ -378,10 +374,11 @@ class TocBuilder:
         return self.helpers if summaries >= least else 0
 
     def _apply_day(self, plan: DayPlan, made: MadeDay, run: _Run) -> None:
-        """Take a made day into the build: what to write, drop and roll up."""
+        """Take a made day into the build: its grips are stored now (while helpers still
+        make later days, instead of all at the end), the rest is kept to write, drop and roll
+        up."""
         day = plan.day
-        for grip in made.grips:
-            run.grips[grip.grip_id] = grip
+        self._write_grips(made.grips, run)
         run.segment_writes.extend(made.writes)
         run.segments_created += made.created
         run.segments_changed += len(made.writes) - made.created
@@ -443,15 +440,12 @@ class TocBuilder:
         return tuple(events)
 
     # -- writing ---------------------------------------------------------------------------
-    def _write_grips(self, run: _Run) -> None:
-        """Store the grips taken in since the last call that are new or changed; grips go
-        before the segments that hold them."""
-        changed = [
-            grip for grip in run.grips.values() if self.storage.find_grip(grip.grip_id) != grip
-        ]
+    def _write_grips(self, grips: list[Grip], run: _Run) -> None:
+        """Store those of ``grips`` that are new or changed; grips go before the segments
+        that hold them."""
+        changed = [grip for grip in grips if self.storage.find_grip(grip.grip_id) != grip]
         self.storage.put_grips(changed)
         run.grips_written += len(changed)
-        run.grips.clear()
 
     def _roll_up(self, run: _Run) -> None:
         """Days from their segments, then weeks, months and years from their stored children;
