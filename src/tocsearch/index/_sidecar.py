@@ -23,6 +23,7 @@ import attrs
 from tocsearch.errors import InvalidId, StorageError, StoreCorrupted
 from tocsearch.ids import parse_node_id
 from tocsearch.index._embedder import Embedder, normalized_rows
+from tocsearch.index._merge import MERGED_EVENTS, merge_due
 from tocsearch.index._query import match_all, match_any
 from tocsearch.index._query_vectors import QueryVectors
 from tocsearch.index._schema import (
@@ -41,6 +42,7 @@ from tocsearch.storage._sqlite_fts import (
     delete_event_texts,
     delete_segment_texts,
     event_text,
+    merge_fts_tables,
     segment_fields,
     upsert_event_texts,
     upsert_segment_texts,
@@ -164,6 +166,7 @@ class SearchIndex:
         self.path: Path | None = None if path is None else Path(path)
         self._matrix: VectorMatrix | None = None
         self._queries: QueryVectors[npt.NDArray[np.float32]] = QueryVectors()
+        self._merge_refused = False
         self._connection = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -250,6 +253,7 @@ class SearchIndex:
             drop_index_tables(connection)
             create_index_tables(connection)
         report = self._backfill()
+        self._merge_when_grown(self._meta())
         return attrs.evolve(report, rebuilt=True)
 
     def _readable(self) -> bool:
@@ -274,8 +278,32 @@ class SearchIndex:
         report = IndexSync()
         if not self._counts_agree(meta):
             report = self._backfill()
+            meta = self._meta()
         vectors = self._embed_missing()
+        self._merge_when_grown(meta)
         return attrs.evolve(report, vectors_added=report.vectors_added + vectors)
+
+    def _meta(self) -> dict[str, str]:
+        with self._errors():
+            return index_state(self._connection)[1]
+
+    def _merge_when_grown(self, meta: dict[str, str]) -> None:
+        """Merge the full-text tables when the index has grown enough since it was last
+        merged (:mod:`tocsearch.index._merge`)."""
+        events = meta.get("store_events", "")
+        if self._merge_refused or not events.isdigit():
+            return
+        if not merge_due(int(events), meta.get(MERGED_EVENTS)):
+            return
+        try:
+            with self._transaction() as connection:
+                merge_fts_tables(connection)
+                write_meta(connection, MERGED_EVENTS, events)
+        except StorageError:
+            # Merging only makes queries quicker: an index this process cannot write (a
+            # read-only file, another writer holding it) answers as it is, and this process
+            # does not try again.
+            self._merge_refused = True
 
     def _indexed_event_ids(self) -> set[str]:
         with self._errors():
