@@ -279,3 +279,61 @@ def test_the_navigator_asks_its_event_seeder_without_the_speakers_name() -> None
     navigator.navigate("Who is learning the violin?")
     asked = [query for query, *_ in seeder.calls]
     assert asked == ["What instrument is learning?", "Who is learning the violin?"]
+
+
+class _EventCountingStorage(InMemoryStorage):
+    """An in-memory store that counts how often it is asked for its number of events."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counted = 0
+
+    def count_events(self) -> int:
+        self.counted += 1
+        return super().count_events()
+
+
+def test_a_seeder_put_in_place_of_another_is_asked_as_what_it_is(
+    storage: InMemoryStorage,
+) -> None:
+    """The navigator asks single events of its seeder only when that seeder ranks them, also
+    after the seeder was replaced by one of another kind, and back."""
+    ranker = EventsSeeder([])
+    navigator = Navigator(storage, now=EXAMPLE_END, seeder=ranker)
+    navigator.navigate(QUESTION)
+    assert len(ranker.calls) == 1
+    segments_only = FakeSegmentSeeder()
+    navigator.seeder = segments_only
+    navigator.navigate(QUESTION)
+    assert segments_only.asked == 1
+    assert len(ranker.calls) == 1
+    other = EventsSeeder([])
+    navigator.seeder = other
+    navigator.navigate(QUESTION)
+    assert len(other.calls) == 1
+
+
+class FakeSegmentSeeder:
+    """Names no segment and ranks no event."""
+
+    name = "segments"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def seed(
+        self, query: str, *, limit: int, start: datetime | None, end: datetime | None
+    ) -> Sequence[tuple[str, float]]:
+        self.asked += 1
+        return []
+
+
+def test_a_navigation_asks_the_store_for_its_event_count_once() -> None:
+    """Whether there are events to grep is asked of the store once per question."""
+    store = _EventCountingStorage()
+    TocBuilder(store).ingest(load_example_events()[:120])
+    navigator = Navigator(store, now=EXAMPLE_END)
+    store.counted = 0
+    result = navigator.navigate("deploy failed")
+    assert result.evidence
+    assert store.counted == 1

@@ -31,7 +31,7 @@ from tocsearch.navigate._events import (
 )
 from tocsearch.navigate._pages import newest_first
 from tocsearch.navigate._route import DigestRoute
-from tocsearch.navigate._walk import Walk, events_of
+from tocsearch.navigate._walk import Walk, events_of, holds_events
 from tocsearch.navigate._weights import clip
 from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
@@ -75,7 +75,7 @@ def grep(
     the ranked hits (none when there is nothing to grep or no search is left). Without
     ``beyond`` only the seeded and collected segments are read."""
     trail, lens = walk.trail, walk.lens
-    if not lens.terms or walk.storage.count_events() == 0:
+    if not lens.terms or not holds_events(walk):
         return []
     if trail.iterations >= trail.limits.max_iterations:
         trail.halt(f"stopped after max_iterations={trail.limits.max_iterations} searches")

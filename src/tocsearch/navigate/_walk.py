@@ -27,7 +27,7 @@ from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["Walk", "events_of", "inside", "level_of", "search"]
+__all__ = ["Walk", "events_of", "holds_events", "inside", "level_of", "search"]
 
 
 @attrs.define
@@ -44,6 +44,15 @@ class Walk:
     # The events of the segments read, by segment id: the teleport's check and the grep read
     # the same segments.
     events: dict[str, list[Event]] = attrs.field(factory=dict)
+    # Whether the store holds any event (None: not asked yet); see holds_events().
+    any_events: bool | None = None
+
+
+def holds_events(walk: Walk) -> bool:
+    """Whether the store holds any event, asked of it once per navigation."""
+    if walk.any_events is None:
+        walk.any_events = walk.storage.count_events() > 0
+    return walk.any_events
 
 
 def events_of(walk: Walk, segment: TocNode) -> list[Event]:

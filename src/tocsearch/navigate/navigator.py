@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
+from typing import cast
 
 from tocsearch._checks import in_utc, whole_number
 from tocsearch._clock import zone_name
@@ -143,6 +144,7 @@ class Navigator:
         self.estimator: TokenEstimator = estimator if estimator is not None else estimate_tokens
         self.max_start_nodes = whole_number("max_start_nodes", max_start_nodes)
         self.seeder = seeder
+        self._checked_seeder: tuple[SegmentSeeder, bool] | None = None
         self.limits = WalkLimits(
             max_iterations=whole_number("max_iterations", max_iterations),
             threshold=float(threshold),
@@ -184,12 +186,13 @@ class Navigator:
         terms = searched_terms(hints.topic)
         recap = bool(every) and not terms
         lens = Lens(terms, folded=self._folded, digests=self._digests)
-        greps = bool(terms) and self.storage.count_events() > 0
+        stored = self.storage.count_events() > 0 if terms else None
         walk = Walk(
             storage=self.storage,
             lens=lens,
-            trail=Trail(self.limits, keeps_grep=greps),
+            trail=Trail(self.limits, keeps_grep=bool(stored)),
             book=EvidenceBook(lens, self.limits.max_evidence),
+            any_events=stored,
         )
         hits: list[EventHit] = []
         if terms:
@@ -207,10 +210,11 @@ class Navigator:
                 where = self._topical(walk, hints)
                 ranges = _searched_ranges(hints.ranges, where)
                 hits = grep(walk, ranges, where=_where(ranges), seeded=seeded)
-            if isinstance(self.seeder, EventSeeder):
+            ranker = self._event_ranker()
+            if ranker is not None:
                 asked = seeder_query(hints.topic, hits, lens.matcher)
                 nearest = nearest_events(
-                    walk, self.seeder, asked, ranges, limit=2 * self.limits.max_evidence
+                    walk, ranker, asked, ranges, limit=2 * self.limits.max_evidence
                 )
                 hits = blend(hits, nearest, walk)
             offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
@@ -247,6 +251,16 @@ class Navigator:
             full_path=full_path,
             note=_not_fitting,
         )
+
+    def _event_ranker(self) -> EventSeeder | None:
+        """The seeder when it also ranks single events, else None. Checking a protocol takes
+        longer than a full-text query, so it is checked once per seeder."""
+        seeder = self.seeder
+        if seeder is None:
+            return None
+        if self._checked_seeder is None or self._checked_seeder[0] is not seeder:
+            self._checked_seeder = (seeder, isinstance(seeder, EventSeeder))
+        return cast(EventSeeder, seeder) if self._checked_seeder[1] else None
 
     # -- phases ------------------------------------------------------------------------------
     def _topical(self, walk: Walk, hints: TimeHints) -> str:
