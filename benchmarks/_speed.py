@@ -287,7 +287,7 @@ def write_tree_batches(segments: int, path: Path, *, batch: int = 500) -> None:
         pickle.dump((tree.rollups, grips.get(None, [])), handle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def measure_memory(path: Path, *, pack_segments: bool = False) -> tuple[int, int]:
+def measure_memory(path: Path, *, pack_segments: bool = True) -> tuple[int, int]:
     """Resident bytes added by an InMemoryStorage holding the tree that
     :func:`write_tree_batches` wrote to ``path``, put one batch at a time (what a build keeps,
     not what it made on the way), and the number of nodes. Run it in a fresh process: freed

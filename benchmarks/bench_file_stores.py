@@ -11,7 +11,7 @@ turn, repeat by repeat, so a noisy machine slows them alike. Not a test: nothing
 
 The in-memory store's bytes are resident ones: a fresh interpreter reads the flat baseline's
 JSON Lines 5,000 events at a time, builds them into an ``InMemoryStorage`` (as it is and with
-``pack_segments=True``) and reports how much its resident set grew, so neither the generator
+``pack_segments=False``) and reports how much its resident set grew, so neither the generator
 nor the events list of this process is counted.
 """
 
@@ -79,7 +79,7 @@ def _flat(events: list[Event], scratch: Path) -> tuple[float, Path]:
     return time.perf_counter() - began, path
 
 
-def _resident_build(jsonl: Path, *, pack_segments: bool) -> int:
+def _resident_build(jsonl: Path, *, pack_segments: bool = True) -> int:
     """Resident bytes an InMemoryStorage adds when built from ``jsonl`` in batches, in this
     (fresh) interpreter."""
     gc.collect()
@@ -100,7 +100,7 @@ def _resident_build(jsonl: Path, *, pack_segments: bool) -> int:
 
 
 def _resident_in_child(jsonl: Path, *, pack_segments: bool) -> int:
-    flags = ["--pack-segments"] if pack_segments else []
+    flags = [] if pack_segments else ["--segments-as-objects"]
     output = subprocess.run(
         [sys.executable, __file__, "--resident-child", str(jsonl), *flags],
         check=True,
@@ -120,10 +120,14 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--resident-child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--pack-segments", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--segments-as-objects", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.resident_child is not None:
-        print(json.dumps(_resident_build(args.resident_child, pack_segments=args.pack_segments)))
+        print(
+            json.dumps(
+                _resident_build(args.resident_child, pack_segments=not args.segments_as_objects)
+            )
+        )
         return
     backends = [name for name in args.backends if backend_available(name)]
     for count in args.events:
@@ -140,8 +144,8 @@ def main() -> None:
                 times["flat"].append(elapsed)
                 footprints["flat"] = _footprint(path)
                 if "memory" in backends and not resident:
-                    for packed in (False, True):
-                        name = "memory, pack_segments" if packed else "memory"
+                    for packed in (True, False):
+                        name = "memory" if packed else "memory, pack_segments=False"
                         resident[name] = _resident_in_child(
                             path / "events.jsonl", pack_segments=packed
                         )

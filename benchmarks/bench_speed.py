@@ -166,15 +166,19 @@ def render_open(row: OpenRow) -> str:
 
 def memory_in_child(segments: int) -> list[tuple[str, int, int]]:
     """Resident bytes for a tree of ``segments`` segments, stored batch by batch in a fresh
-    interpreter (another one generates the tree, so its garbage is not counted), with nodes as
-    objects and with segments packed: ``(mode, bytes, nodes)`` rows."""
+    interpreter (another one generates the tree, so its garbage is not counted), with segments
+    packed (the default) and kept as objects: ``(mode, bytes, nodes)`` rows."""
     rows: list[tuple[str, int, int]] = []
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "tree.pickle"
         subprocess.run(
             [sys.executable, __file__, "--memory-tree", str(segments), str(path)], check=True
         )
-        for mode, flags in (("nodes as objects", []), ("pack_segments=True", ["--memory-packed"])):
+        modes: tuple[tuple[str, list[str]], ...] = (
+            ("default (segments packed)", []),
+            ("pack_segments=False", ["--memory-objects"]),
+        )
+        for mode, flags in modes:
             output = subprocess.run(
                 [sys.executable, __file__, "--memory-child", str(path), *flags],
                 check=True,
@@ -219,13 +223,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--memory-tree", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--memory-child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--memory-packed", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-objects", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_tree is not None:
         write_tree_batches(int(args.memory_tree[0]), Path(args.memory_tree[1]))
         return 0
     if args.memory_child is not None:
-        print(json.dumps(measure_memory(args.memory_child, pack_segments=args.memory_packed)))
+        print(json.dumps(measure_memory(args.memory_child, pack_segments=not args.memory_objects)))
         return 0
     quick = args.quick
     sizes = [

@@ -16,8 +16,8 @@ from tocsearch.storage.protocol import Storage
 from tocsearch.storage.shelf import ShelveStorage
 from tocsearch.storage.sqlite import SqliteStorage
 
-BACKENDS = ("memory", "memory-packed", "jsondir", "shelve", "sqlite")
-MEMORY_BACKENDS = ("memory", "memory-packed")
+BACKENDS = ("memory", "memory-objects", "jsondir", "shelve", "sqlite")
+MEMORY_BACKENDS = ("memory", "memory-objects")
 FILE_BACKENDS = ("jsondir", "shelve", "sqlite")
 
 
@@ -25,8 +25,8 @@ def open_store(backend: str, path: Path | None, *, readonly: bool = False) -> St
     """A store of the named backend; file backends live at ``path``."""
     if backend == "memory":
         return InMemoryStorage()
-    if backend == "memory-packed":
-        return InMemoryStorage(pack_segments=True)
+    if backend == "memory-objects":
+        return InMemoryStorage(pack_segments=False)
     return open_file_store(backend, path, readonly=readonly)
 
 

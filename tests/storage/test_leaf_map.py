@@ -35,9 +35,15 @@ class LeafMapMachine(RuleBasedStateMachine):
         self.table = LeafMap()
         self.model: dict[str, tuple[Any, ...]] = {}
 
-    @initialize(leaf_size=st.integers(1, 70), kept_open=st.integers(1, 3))
-    def sized(self, leaf_size: int, kept_open: int) -> None:
-        self.table = LeafMap(leaf_size=leaf_size, kept_open=kept_open)
+    @initialize(
+        leaf_size=st.integers(1, 70),
+        kept_open=st.integers(1, 3),
+        dictionary_after=st.none() | st.integers(1, 60),
+    )
+    def sized(self, leaf_size: int, kept_open: int, dictionary_after: int | None) -> None:
+        self.table = LeafMap(
+            leaf_size=leaf_size, kept_open=kept_open, dictionary_after=dictionary_after
+        )
 
     @rule(batch=st.lists(st.tuples(keys, values), max_size=150))
     def update(self, batch: list[tuple[str, tuple[Any, ...]]]) -> None:
@@ -63,6 +69,16 @@ class LeafMapMachine(RuleBasedStateMachine):
         self.table.check()
         assert list(self.table) == sorted(self.model)
         assert len(self.table) == len(self.model)
+        assert {key: self.table.get(key) for key in self.model} == self.model
+
+    @invariant()
+    def learns_its_dictionary_once_it_holds_enough(self) -> None:
+        table = self.table
+        if table.dictionary_after is None:
+            assert table._dictionary is None
+        elif len(self.model) >= table.dictionary_after:
+            # Learned when the map first held that many; deletes since do not unlearn it.
+            assert table._dictionary
 
 
 LeafMapMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=20)
@@ -105,10 +121,41 @@ def test_a_damaged_leaf_map_fails_its_check() -> None:
 
 
 def test_a_leaf_map_needs_leaves_of_one_entry_or_more() -> None:
-    with pytest.raises(InvalidArgument, match="leaf_size and kept_open must be at least 1"):
+    with pytest.raises(InvalidArgument, match="leaf_size, kept_open and dictionary_after must"):
         LeafMap(leaf_size=0)
-    with pytest.raises(InvalidArgument, match="got 4 and 0"):
+    with pytest.raises(InvalidArgument, match="got 4, 0 and None"):
         LeafMap(leaf_size=4, kept_open=0)
+    with pytest.raises(InvalidArgument, match="got 1, 1 and 0"):
+        LeafMap(leaf_size=1, dictionary_after=0)
+
+
+def test_entries_compressed_alone_against_a_learned_dictionary_take_less_room() -> None:
+    def filled(dictionary_after: int | None) -> LeafMap:
+        table = LeafMap(leaf_size=1, dictionary_after=dictionary_after)
+        table.update(
+            (f"toc:segment:2026-01-{n % 28 + 1:02d}:s{n}", (f"rotated the key of host {n}", n))
+            for n in range(300)
+        )
+        return table
+
+    plain, learned = filled(None), filled(256)
+    assert learned._dictionary and plain._dictionary is None
+    assert sum(map(len, learned._leaves)) < 0.7 * sum(map(len, plain._leaves))
+    assert learned.get("toc:segment:2026-01-08:s7") == ("rotated the key of host 7", 7)
+    copied = pickle.loads(pickle.dumps(learned))
+    assert list(copied) == list(plain)
+    assert [copied.get(key) for key in copied] == [plain.get(key) for key in plain]
+
+
+def test_a_cleared_map_learns_its_dictionary_anew() -> None:
+    table = LeafMap(leaf_size=1, dictionary_after=3)
+    table.update([("a", (1,)), ("b", (2,)), ("c", (3,))])
+    assert table._dictionary
+    table.clear()
+    assert table._dictionary == b"" and len(table) == 0
+    table.update([("d", (4,))])
+    assert table.get("d") == (4,) and table._dictionary == b""
+    table.check()
 
 
 def test_a_leaf_map_pickled_before_its_sizes_were_settings_reads_back() -> None:
@@ -118,7 +165,9 @@ def test_a_leaf_map_pickled_before_its_sizes_were_settings_reads_back() -> None:
     old.__setstate__({"_bounds": table._bounds, "_leaves": table._leaves, "_count": 100})
     old.check()
     assert old.get("k042") == (42,)
-    assert (old.leaf_size, old.kept_open) == (64, 1)
+    assert (old.leaf_size, old.kept_open, old.dictionary_after) == (64, 1, None)
+    old.update([("k100", (100,))])
+    assert old.get("k100") == (100,) and old._dictionary is None
 
 
 @pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b"\xff"), zlib.compress(b"N")])
@@ -131,3 +180,17 @@ def test_a_damaged_leaf_is_a_clear_error(damage: bytes) -> None:
     with pytest.raises(StoreCorrupted, match="cannot be read"):
         table.check()
     assert table.get("k099") == (99,)
+
+
+@pytest.mark.parametrize("cut", [1, 3])
+def test_a_damaged_leaf_against_a_dictionary_is_a_clear_error(cut: int) -> None:
+    table = LeafMap(leaf_size=1, dictionary_after=10)
+    table.update((f"k{n:03d}", (n, "rotated the credentials")) for n in range(20))
+    assert table._dictionary
+    table._leaves[0] = table._leaves[0][:-cut]
+    table._leaves[1] = table._leaves[1] + b"tail"
+    table._leaves[2] = b"\xff" * 12
+    for key in ("k000", "k001", "k002"):
+        with pytest.raises(StoreCorrupted, match="of a leaf map cannot be read"):
+            table.get(key)
+    assert table.get("k019") == (19, "rotated the credentials")

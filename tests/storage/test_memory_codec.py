@@ -9,7 +9,7 @@ import pickle
 from datetime import datetime, timedelta, timezone
 
 import attrs
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.strategies import events, grips, suffixes, toc_nodes
 
@@ -24,6 +24,7 @@ from tocsearch.storage._memory_codec import (
     unpack_event,
     unpack_node,
 )
+from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage.memory import InMemoryStorage
 
 # Any Unicode text, unpaired surrogates included: a grip's excerpt keeps them as given.
@@ -141,9 +142,9 @@ def test_a_pickled_store_reads_back_what_it_was_given(
 
 
 def test_a_store_pickled_before_segments_could_be_packed_still_writes() -> None:
-    storage = InMemoryStorage()
+    storage = InMemoryStorage(pack_segments=False)
     state = dict(vars(storage))
-    del state["_pack_segments"], state["_packed_nodes"]
+    del state["_packs_segments"], state["_packed_nodes"]
     old = InMemoryStorage.__new__(InMemoryStorage)
     old.__setstate__(state)
     start = datetime(2026, 1, 30, 9, tzinfo=timezone.utc)
@@ -155,7 +156,8 @@ def test_a_store_pickled_before_segments_could_be_packed_still_writes() -> None:
         end_time=start,
     )
     old.put_node(node)
-    assert old.get_node(node.node_id) is node
+    assert old.get_node(node.node_id) == node
+    assert node.node_id in old._packed_nodes  # packed, as segments now are by default
     old.delete_node(node.node_id)
     assert old.find_node(node.node_id) is None
 
@@ -286,6 +288,8 @@ def test_a_store_pickled_when_segments_were_packed_one_by_one_reads_them_back(
     storage = InMemoryStorage(pack_segments=True)
     storage.put_nodes(nodes)
     state = dict(vars(storage))
+    del state["_packs_segments"]
+    state["_pack_segments"] = True
     # Each packed segment then was one bytes under its id in a dict.
     state["_packed_nodes"] = {
         node_id: storage._packed_nodes.get(node_id) for node_id in storage._packed_nodes
@@ -314,3 +318,111 @@ def test_a_base64_digest_packs_as_its_bytes_and_any_other_text_as_it_is(
     assert isinstance(without, bytes)
     assert isinstance(packed, bytes)
     assert len(packed) <= len(without) + len(raw) + 5
+
+
+def _old_state(storage: InMemoryStorage, *, leaves_of_16: bool) -> dict[str, object]:
+    """The pickled state of ``storage`` as a store of the layout before segments were packed
+    by default kept it: segments as objects (the default then), or packed sixteen to a
+    zlib-framed leaf (``pack_segments=True`` then)."""
+    state = dict(vars(storage))
+    del state["_packs_segments"]
+    segments = {
+        node_id: storage.get_node(node_id)
+        for node_id in storage.iter_node_ids()
+        if storage.get_node(node_id).level is TocLevel.SEGMENT
+    }
+    nodes = dict(storage._nodes)
+    table = LeafMap(leaf_size=16, kept_open=64)
+    if leaves_of_16:
+        packed = {node_id: pack_node(node) for node_id, node in segments.items()}
+        table.update((node_id, form) for node_id, form in packed.items() if type(form) is bytes)
+        nodes.update((node_id, form) for node_id, form in packed.items() if type(form) is TocNode)
+    else:
+        nodes.update(segments)
+    state.update(_pack_segments=leaves_of_16, _nodes=nodes, _packed_nodes=table)
+    return state
+
+
+def _many_segments(count: int) -> list[TocNode]:
+    """Segments enough for the segment table to learn its dictionary."""
+    start = datetime(2026, 1, 5, 9, tzinfo=timezone.utc)
+    return [
+        TocNode(
+            node_id=ids.segment_id((start + timedelta(hours=n)).date(), f"s{n}"),
+            level=TocLevel.SEGMENT,
+            title=f"Rotated the credentials of host {n}",
+            start_time=start + timedelta(hours=n),
+            end_time=start + timedelta(hours=n, minutes=20),
+            bullets=(TocBullet(f"host {n} rotated", (ids.grip_id(start, f"g{n}"),)),),
+            keywords=("rotated", f"host{n}"),
+            digest=base64.b64encode(bytes([n % 251]) * 24).decode("ascii"),
+        )
+        for n in range(count)
+    ]
+
+
+_MANY = _many_segments(300)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.lists(wide_nodes(), max_size=4), max_size=3),
+    st.lists(st.integers(0, len(_MANY) - 1), max_size=6),
+    st.booleans(),
+    st.booleans(),
+)
+def test_every_node_reads_back_as_stored_in_either_layout_after_updates(
+    batches: list[list[TocNode]], rewritten: list[int], pack_segments: bool, deleted: bool
+) -> None:
+    """Past the dictionary's learning, through rewrites, deletes and a pickle, every node the
+    store holds reads back equal to the last one put under its id, in both layouts."""
+    storage = InMemoryStorage(pack_segments=pack_segments)
+    model: dict[str, TocNode] = {}
+
+    def put(nodes: list[TocNode]) -> None:
+        storage.put_nodes(nodes)
+        model.update((node.node_id, node) for node in nodes)
+
+    put(_MANY[:200])
+    for batch in batches:
+        put(batch)
+    put(_MANY[200:])
+    assert bool(storage._packed_nodes._dictionary) is pack_segments
+    put([attrs.evolve(_MANY[n], title=f"rewritten {n}", version=2) for n in rewritten])
+    if deleted and model:
+        gone = next(iter(model))
+        storage.delete_node(gone)
+        del model[gone]
+    for store in (storage, pickle.loads(pickle.dumps(storage))):
+        with store:
+            store.check()
+            assert sorted(store.iter_node_ids()) == sorted(model)
+            for node_id, node in model.items():
+                same_fields(store.get_node(node_id), node)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(wide_nodes(), max_size=4), st.booleans())
+def test_a_store_pickled_in_the_layout_before_loads_with_segments_packed_alone(
+    nodes: list[TocNode], leaves_of_16: bool
+) -> None:
+    """A store pickled with segments as objects, or packed sixteen to a leaf, loads with its
+    segments packed each alone, and reads back and writes as a new store does."""
+    storage = InMemoryStorage()
+    storage.put_nodes([*_MANY, *nodes])
+    model = {node.node_id: node for node in [*_MANY, *nodes]}
+    old = InMemoryStorage.__new__(InMemoryStorage)
+    old.__setstate__(pickle.loads(pickle.dumps(_old_state(storage, leaves_of_16=leaves_of_16))))
+    with old:
+        old.check()
+        table = old._packed_nodes
+        assert (table.leaf_size, bool(table._dictionary)) == (1, True)
+        assert not any(
+            node.level is TocLevel.SEGMENT and type(pack_node(node)) is bytes
+            for node in old._nodes.values()
+        )
+        for node_id, node in model.items():
+            same_fields(old.get_node(node_id), node)
+        renamed = attrs.evolve(_MANY[0], title="rewritten")
+        old.put_node(renamed)
+        assert old.get_node(renamed.node_id) == renamed

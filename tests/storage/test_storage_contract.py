@@ -313,7 +313,7 @@ def _machine_test(backend: str) -> type[TestCase]:
 
 
 TestMemoryContract = _machine_test("memory")
-TestPackedMemoryContract = _machine_test("memory-packed")
+TestObjectsMemoryContract = _machine_test("memory-objects")
 TestJsonDirContract = _machine_test("jsondir")
 TestShelveContract = _machine_test("shelve")
 TestSqliteContract = _machine_test("sqlite")

@@ -10,6 +10,15 @@ A read opens one leaf (decompress and unmarshal: some tens of microseconds); the
 last are kept open, so the grips of one segment, or the segments of one day, which sit side by
 side, are read for the price of one. A write rebuilds each leaf it touches.
 
+Entries read one at a time, as a search reads segments (one of a day's few dozen), are
+cheapest in leaves of one entry, but a record compressed alone loses what it shares with its
+neighbours. A map made with ``dictionary_after=n`` learns a dictionary (a sample of its
+entries) once it holds ``n`` entries and from then on compresses every leaf against it, as
+raw deflate: a generated segment takes about 370 bytes alone against a dictionary, 375 in a
+leaf of sixteen, 500 alone without one, and opens in about a tenth of the time of the leaf of
+sixteen. The dictionary is learned once and kept: later entries are compressed against what
+the first ones said, which holds their structure (ids, field layout) whatever their words.
+
 >>> table = LeafMap()
 >>> table.update([("b", (2,)), ("a", (1, "one"))])
 >>> table.get("a"), table.get("c"), list(table), len(table)
@@ -32,8 +41,35 @@ Value = Any
 _Opened = tuple[tuple[str, ...], tuple[Value, ...]]
 
 
-def _seal(keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
-    return zlib.compress(marshal.dumps((keys, values)))
+# The most a deflate dictionary can use (its window).
+_DICTIONARY_BYTES = 32 * 1024
+# Raw deflate: no header or checksum, which for a dictionary stream would mean a checksum of
+# the whole dictionary on every opening.
+_RAW = -15
+
+
+def _deflated(payload: bytes, dictionary: bytes) -> bytes:
+    """``payload`` as raw deflate against ``dictionary`` (none when empty)."""
+    level, method = zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED
+    if dictionary:
+        deflater = zlib.compressobj(level, method, _RAW, zdict=dictionary)
+    else:
+        deflater = zlib.compressobj(level, method, _RAW)
+    return deflater.compress(payload) + deflater.flush()
+
+
+def _inflated(leaf: bytes, dictionary: bytes | None) -> bytes:
+    """The payload of a leaf: zlib-framed when ``dictionary`` is None, raw deflate against it
+    otherwise. Raises ``zlib.error`` or ``ValueError`` when the leaf is damaged."""
+    if dictionary is None:
+        return zlib.decompress(leaf)
+    if not dictionary:
+        return zlib.decompress(leaf, _RAW)
+    inflater = zlib.decompressobj(_RAW, zdict=dictionary)
+    payload = inflater.decompress(leaf)
+    if not inflater.eof or inflater.unused_data:
+        raise ValueError("the leaf's deflate stream is cut short or followed by other bytes")
+    return payload
 
 
 class LeafMap:
@@ -46,17 +82,28 @@ class LeafMap:
         leaf_size: entries in a full leaf: more compress better (compression finds the
             repeats between neighbours), fewer open faster.
         kept_open: leaves kept open (decompressed), the least recently read dropped first.
+        dictionary_after: entries after which a dictionary is learned from them and every
+            leaf compressed against it (see the module docstring); None, the default, never
+            learns one and keeps leaves zlib-framed.
 
-    Runtime complexity: O(log n) to find a key's leaf, O(leaf_size) to open or rebuild it.
+    Runtime complexity: O(log n) to find a key's leaf, O(leaf_size) to open or rebuild it;
+    learning the dictionary recompresses every leaf once, O(dictionary_after).
     """
 
-    def __init__(self, *, leaf_size: int = 64, kept_open: int = 1) -> None:
-        if leaf_size < 1 or kept_open < 1:
+    def __init__(
+        self, *, leaf_size: int = 64, kept_open: int = 1, dictionary_after: int | None = None
+    ) -> None:
+        if min(leaf_size, kept_open, 1 if dictionary_after is None else dictionary_after) < 1:
             raise InvalidArgument(
-                f"leaf_size and kept_open must be at least 1, got {leaf_size} and {kept_open}"
+                "leaf_size, kept_open and dictionary_after must be at least 1, got "
+                f"{leaf_size}, {kept_open} and {dictionary_after}"
             )
         self.leaf_size = leaf_size
         self.kept_open = kept_open
+        self.dictionary_after = dictionary_after
+        # None: leaves are zlib-framed, as before dictionaries (and in a map that learns none);
+        # bytes: raw deflate against them, b"" until the dictionary is learned.
+        self._dictionary: bytes | None = None if dictionary_after is None else b""
         # bounds[i] is at most the first key of leaf i and above every key of leaf i - 1.
         self._bounds: list[str] = []
         self._leaves: list[bytes] = []
@@ -81,7 +128,14 @@ class LeafMap:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update({"leaf_size": 64, "kept_open": 1, **state, "_opened": {}})
+        # A map pickled before these settings has the defaults of its time: zlib-framed leaves.
+        defaults = {"leaf_size": 64, "kept_open": 1, "dictionary_after": None, "_dictionary": None}
+        self.__dict__.update({**defaults, **state, "_opened": {}})
+
+    def _seal(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
+        payload = marshal.dumps((keys, values))
+        dictionary = self._dictionary
+        return zlib.compress(payload) if dictionary is None else _deflated(payload, dictionary)
 
     def _open(self, index: int) -> _Opened:
         leaf = self._leaves[index]
@@ -89,7 +143,7 @@ class LeafMap:
         found = opened.pop(id(leaf), None)
         if found is None or found[0] is not leaf:
             try:
-                keys, values = marshal.loads(zlib.decompress(leaf))
+                keys, values = marshal.loads(_inflated(leaf, self._dictionary))
             except (zlib.error, ValueError, EOFError, TypeError) as error:
                 # Only a damaged pickle of a store holds such a leaf.
                 raise StoreCorrupted(
@@ -143,6 +197,23 @@ class LeafMap:
             merged.update(by_leaf[index])
             self._count += len(merged) - before
             self._replace(index, merged)
+        if (
+            self._dictionary == b""
+            and self.dictionary_after is not None
+            and self._count >= self.dictionary_after
+        ):
+            self._learn_dictionary()
+
+    def _learn_dictionary(self) -> None:
+        """Learn the dictionary from leaves spread evenly over the map (as many as fit its
+        32 KiB), then compress every leaf against it."""
+        payloads = [_inflated(leaf, self._dictionary) for leaf in self._leaves]
+        per_leaf = max(1, sum(map(len, payloads)) // len(payloads))
+        step = max(1, len(payloads) * per_leaf // _DICTIONARY_BYTES)
+        dictionary = b"".join(payloads[::step])[-_DICTIONARY_BYTES:]
+        self._leaves = [_deflated(payload, dictionary) for payload in payloads]
+        self._dictionary = dictionary
+        self._opened.clear()
 
     def discard(self, key: str) -> None:
         """Remove ``key`` if it is stored."""
@@ -166,7 +237,7 @@ class LeafMap:
         bounds: list[str] = []
         for first in range(0, len(keys), self.leaf_size):
             chunk = tuple(keys[first : first + self.leaf_size])
-            leaves.append(_seal(chunk, tuple(merged[key] for key in chunk)))
+            leaves.append(self._seal(chunk, tuple(merged[key] for key in chunk)))
             bounds.append(chunk[0])
         if index < len(self._bounds):
             # The replaced leaf is read no more: its open copy goes, not a leaf still read.
@@ -178,11 +249,13 @@ class LeafMap:
         self._bounds[index : index + 1] = bounds
 
     def clear(self) -> None:
-        """Remove every entry."""
+        """Remove every entry (a map that learns a dictionary learns it anew)."""
         self._bounds.clear()
         self._leaves.clear()
         self._count = 0
         self._opened.clear()
+        if self._dictionary is not None:
+            self._dictionary = b""
 
     def check(self) -> None:
         """Raise StoreCorrupted unless every leaf opens, holds sorted keys within its bounds,

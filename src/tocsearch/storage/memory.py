@@ -23,10 +23,12 @@ __all__ = ["InMemoryStorage"]
 
 
 def _packed_segment_table() -> LeafMap:
-    """Where packed segments are kept: leaves of 16, a quarter of a busy day's, so that
-    opening one for a single segment stays cheap; 64 kept open, every leaf of the few dozen
-    days a search reads at a time."""
-    return LeafMap(leaf_size=16, kept_open=64)
+    """Where packed segments are kept: each alone in its leaf, because a search reads one or
+    two of a day's segments (those its segment map keeps), and a leaf shared with neighbours
+    would be opened for them all; compressed against a dictionary learned from the first 256,
+    which wins back what compressing neighbours together saved. The 64 read last are kept
+    open, for a walk that reads a segment twice."""
+    return LeafMap(leaf_size=1, kept_open=64, dictionary_after=256)
 
 
 class InMemoryStorage(Backend):
@@ -36,21 +38,22 @@ class InMemoryStorage(Backend):
     events one ``bytes`` object each (:mod:`tocsearch.storage._memory_codec`, about half the
     memory of the objects), grips compressed with their neighbours in id order
     (:class:`~tocsearch.storage._leaf_map.LeafMap`, about a sixth of the memory of a grip
-    packed alone). Nodes are kept as the stored objects and handed out without copying
-    (records are immutable), because the navigator reads thousands of them a question.
+    packed alone). Segments are packed too, each compressed alone against a dictionary
+    learned from the first ones, and rebuilt on every read (some microseconds: a search reads
+    a few dozen to a few hundred). Nodes above the segments, few and read on every walk, are
+    kept as the stored objects and handed out without copying (records are immutable).
 
     Args:
-        pack_segments: keep segments packed too, compressed 16 to a leaf with their
-            neighbours in id order (a day's segments sit side by side), and rebuild each on
-            every read: less than half the memory for a tree, at some microseconds more for
-            every segment a search reads (a leaf is decompressed when none of its segments
-            was read lately). Nodes above the segments, few and read on every walk, stay
-            objects.
+        pack_segments: keep segments packed (the default): well under half the memory of a
+            tree held as objects. False keeps them as the stored objects, handed out without
+            rebuilding, for a small history where memory does not matter.
+
+    A store pickled before segments were packed by default loads with them packed.
     """
 
-    def __init__(self, *, pack_segments: bool = False) -> None:
+    def __init__(self, *, pack_segments: bool = True) -> None:
         super().__init__()
-        self._pack_segments = pack_segments
+        self._packs_segments = pack_segments
         self._nodes: dict[str, TocNode] = {}
         # Packed segments (pack_segments only), compressed by the leaf of neighbours in id
         # order (a day's segments sit side by side); an id is here or in _nodes, not both.
@@ -60,6 +63,19 @@ class InMemoryStorage(Backend):
         # one of the two at most.
         self._odd_grips: dict[str, Grip] = {}
         self._events: dict[str, PackedEvent] = {}
+
+    def _repack_segments(self) -> None:
+        """Keep the segments of a store pickled before segments were packed by default (as
+        objects, or packed in an older layout) the way a new store keeps them: packed, each
+        alone against the table's dictionary."""
+        old = self.__dict__.pop("_packed_nodes")
+        self.__dict__.pop("_pack_segments", None)
+        self._packs_segments = True
+        self._packed_nodes = _packed_segment_table()
+        segments = [node for node in self._nodes.values() if node.level is TocLevel.SEGMENT]
+        get = old.get
+        segments.extend(unpack_node(node_id, get(node_id)) for node_id in list(old))
+        self._write_nodes(segments)
 
     def _read_node(self, node_id: str) -> TocNode | None:
         node = self._nodes.get(node_id)
@@ -80,7 +96,7 @@ class InMemoryStorage(Backend):
 
     def _write_nodes(self, nodes: list[TocNode]) -> None:
         objects = self._nodes
-        if not self._pack_segments:
+        if not self._packs_segments:
             for node in nodes:
                 objects[node.node_id] = node
             return
@@ -168,13 +184,9 @@ class InMemoryStorage(Backend):
         # A store pickled before segments could be packed has neither of these attributes, and
         # one pickled before grips were kept in leaves holds them in a dict, each packed alone
         # (its fields marshalled) or as itself.
-        self.__dict__.update(
-            {"_pack_segments": False, "_packed_nodes": {}, "_odd_grips": {}, **state}
-        )
-        packed_nodes = self.__dict__["_packed_nodes"]
-        if isinstance(packed_nodes, dict):  # one packed bytes each, before they were in leaves
-            self._packed_nodes = _packed_segment_table()
-            self._packed_nodes.update(packed_nodes.items())
+        self.__dict__.update({"_packed_nodes": {}, "_odd_grips": {}, **state})
+        if "_packs_segments" not in state:
+            self._repack_segments()
         grips = self.__dict__["_grips"]
         if isinstance(grips, dict):
             self._grips = LeafMap()
