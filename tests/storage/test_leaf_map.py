@@ -139,7 +139,8 @@ def test_entries_compressed_alone_against_a_learned_dictionary_take_less_room() 
         return table
 
     plain, learned = filled(None), filled(256)
-    assert learned._dictionary and plain._dictionary is None
+    assert learned._dictionary
+    assert plain._dictionary is None
     assert sum(map(len, learned._leaves)) < 0.7 * sum(map(len, plain._leaves))
     assert learned.get("toc:segment:2026-01-08:s7") == ("rotated the key of host 7", 7)
     copied = pickle.loads(pickle.dumps(learned))
@@ -152,9 +153,11 @@ def test_a_cleared_map_learns_its_dictionary_anew() -> None:
     table.update([("a", (1,)), ("b", (2,)), ("c", (3,))])
     assert table._dictionary
     table.clear()
-    assert table._dictionary == b"" and len(table) == 0
+    assert table._dictionary == b""
+    assert len(table) == 0
     table.update([("d", (4,))])
-    assert table.get("d") == (4,) and table._dictionary == b""
+    assert table.get("d") == (4,)
+    assert table._dictionary == b""
     table.check()
 
 
@@ -167,7 +170,8 @@ def test_a_leaf_map_pickled_before_its_sizes_were_settings_reads_back() -> None:
     assert old.get("k042") == (42,)
     assert (old.leaf_size, old.kept_open, old.dictionary_after) == (64, 1, None)
     old.update([("k100", (100,))])
-    assert old.get("k100") == (100,) and old._dictionary is None
+    assert old.get("k100") == (100,)
+    assert old._dictionary is None
 
 
 @pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b"\xff"), zlib.compress(b"N")])

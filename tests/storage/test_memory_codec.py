@@ -16,6 +16,7 @@ from tests.strategies import events, grips, suffixes, toc_nodes
 from tocsearch import ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
+from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage._memory_codec import (
     grip_fields,
     grip_from_fields,
@@ -24,7 +25,6 @@ from tocsearch.storage._memory_codec import (
     unpack_event,
     unpack_node,
 )
-from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage.memory import InMemoryStorage
 
 # Any Unicode text, unpaired surrogates included: a grip's excerpt keeps them as given.
