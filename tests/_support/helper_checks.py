@@ -166,10 +166,11 @@ def _count_helpers() -> list[int]:
 
 
 def a_long_history_rolls_up_the_same_with_helpers() -> None:
-    """Weeks rolled up by a helper (a level of hundreds of parents) are the weeks rolled up
-    here: the same nodes and grips, and helpers make the days, the weeks and the months."""
+    """Weeks rolled up by a helper (a level of more than a thousand parents) are the weeks
+    rolled up here: the same nodes and grips, and helpers make the days, the weeks and the
+    months."""
     used = _count_helpers()
-    events = _one_day_a_week(300)
+    events = _one_day_a_week(1100)
     trees = []
     for helpers in (0, 1):
         used.clear()
@@ -178,8 +179,10 @@ def a_long_history_rolls_up_the_same_with_helpers() -> None:
         check_tree(storage)
         trees.append(_tree(storage))
     assert trees[0] == trees[1]
-    assert len(storage.get_nodes_by_level(TocLevel.WEEK)) == 300
-    assert used.count(1) == 3  # the days, the weeks and the months (300 weeks); not 6 years
+    assert len(storage.get_nodes_by_level(TocLevel.WEEK)) == 1100
+    # The days (two windows: 2,000 events and the 200 after them), the weeks (1,100 days) and
+    # the months (1,100 weeks); not the years (254 months).
+    assert used == [1, 1, 1, 1, 0]
 
 
 def a_build_with_helpers_is_the_build_without() -> None:
