@@ -88,7 +88,7 @@ class _WriteLog(InMemoryStorage):
 @given(event_streams(min_size=2, max_size=30), st.integers(0, 29))
 def test_events_are_stored_before_anything_else_is_written(events: list[Event], cut: int) -> None:
     """Whatever the store held, an ingest writes its new events once and before any grip or
-    node, so that a crash at any point leaves them durable."""
+    node, so that a crash at any point leaves them durable, and its grips before its nodes."""
     storage = _WriteLog()
     builder = TocBuilder(storage, config=SMALL_CONFIG, helpers=0)
     builder.ingest(events[: cut % len(events)])  # at least one event is left new
@@ -96,4 +96,7 @@ def test_events_are_stored_before_anything_else_is_written(events: list[Event], 
     builder.ingest(events)
     assert storage.writes.count("events") == 1
     assert storage.writes[0] == "events"
-    assert "nodes" in storage.writes
+    # A build of fewer events than a window and of fewer grips than are written at once
+    # stores its grips in one write, before any node.
+    assert storage.writes.count("grips") == 1
+    assert storage.writes.index("grips") < storage.writes.index("nodes")

@@ -62,6 +62,10 @@ _MOST_HELPERS = 3
 # children, is made here alone.
 _LEAST_SEGMENTS = 16
 _LEAST_CHILDREN = 1024
+# Grips are written this many at a time or more (and at the end of a window): each write
+# costs a store about as much as a few hundred grips do (a compressed leaf opened and sealed
+# again in memory, a month's file rewritten in a JSON folder, a transaction in SQLite).
+_GRIPS_AT_ONCE = 1024
 # Days are planned and made in windows (see _windows) of this many events and up.
 _FIRST_WINDOW_EVENTS = 2_000
 _WINDOW_EVENTS = 32_000
@@ -104,6 +108,8 @@ class _Run:
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
     last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
+    # The grips of the days taken in since grips were last written.
+    grips: list[Grip] = attrs.field(factory=list)
     grips_written: int = 0
     # The newest day of the build: the next ingest of a growing history rebuilds it, so its
     # segments' positions are remembered (those of other days would cost more than they save).
@@ -327,6 +333,7 @@ class TocBuilder:
         window, made = started[0]
         for plan, day in zip(window, made.results(), strict=True):
             self._apply_day(plan, day, run)
+        self._write_grips(run)
         started.pop(0)[1].stop()
 
     def _windows(self, work: list[date], run: _Run) -> Iterator[list[DayPlan]]:
@@ -377,11 +384,13 @@ class TocBuilder:
         return self.helpers if summaries >= least else 0
 
     def _apply_day(self, plan: DayPlan, made: MadeDay, run: _Run) -> None:
-        """Take a made day into the build: its grips are stored now (while helpers still
-        make later days, instead of all at the end), the rest is kept to write, drop and roll
-        up."""
+        """Take a made day into the build: what to write, drop and roll up. Grips are stored
+        a thousand or so at a time, while helpers still make later days, instead of all at
+        the end with no helper at work."""
         day = plan.day
-        self._write_grips(made.grips, run)
+        run.grips.extend(made.grips)
+        if len(run.grips) >= _GRIPS_AT_ONCE:
+            self._write_grips(run)
         run.segment_writes.extend(made.writes)
         run.segments_created += made.created
         run.segments_changed += len(made.writes) - made.created
@@ -443,12 +452,13 @@ class TocBuilder:
         return tuple(events)
 
     # -- writing ---------------------------------------------------------------------------
-    def _write_grips(self, grips: list[Grip], run: _Run) -> None:
-        """Store those of ``grips`` that are new or changed; grips go before the segments
-        that hold them."""
-        changed = [grip for grip in grips if self.storage.find_grip(grip.grip_id) != grip]
+    def _write_grips(self, run: _Run) -> None:
+        """Store the grips taken in since the last call that are new or changed; grips go
+        before the segments that hold them."""
+        changed = [grip for grip in run.grips if self.storage.find_grip(grip.grip_id) != grip]
         self.storage.put_grips(changed)
         run.grips_written += len(changed)
+        run.grips.clear()
 
     def _roll_up(self, run: _Run) -> None:
         """Days from their segments, then weeks, months and years from their stored children;
