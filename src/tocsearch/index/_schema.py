@@ -23,10 +23,12 @@ from __future__ import annotations
 import sqlite3
 
 from tocsearch.storage._sqlite_fts import (
+    FTS_STATE_SQL,
     FTS_VERSION,
     create_fts_tables,
     drop_fts_tables,
     fts_version,
+    version_of,
 )
 
 __all__ = [
@@ -89,7 +91,23 @@ def index_state(
     connection: sqlite3.Connection,
 ) -> tuple[tuple[int, int] | None, dict[str, str]]:
     """:func:`index_format` and every value of ``index_meta`` (empty without the table),
-    read together: what a sync checks before each query."""
+    read together by one statement when the tables are there: what a sync checks before each
+    query."""
+    try:
+        rows = connection.execute(
+            f"SELECT 'meta', key, value FROM index_meta UNION ALL {FTS_STATE_SQL}"
+        ).fetchall()
+    except sqlite3.OperationalError:  # a table is missing: each part on its own
+        return _state_by_parts(connection)
+    meta = {str(key): str(value) for kind, key, value in rows if kind == "meta"}
+    tables = {str(key) for kind, key, _ in rows if kind == "table"}
+    stored = [value for kind, _, value in rows if kind == "fts"]
+    return _format(meta, version_of(tables, stored[0] if stored else None)), meta
+
+
+def _state_by_parts(
+    connection: sqlite3.Connection,
+) -> tuple[tuple[int, int] | None, dict[str, str]]:
     try:
         meta = {
             str(key): str(value)
@@ -97,11 +115,14 @@ def index_state(
         }
     except sqlite3.OperationalError:  # no such table
         meta = {}
+    return _format(meta, fts_version(connection)), meta
+
+
+def _format(meta: dict[str, str], version: int | None) -> tuple[int, int] | None:
     value = meta.get("format")
-    version = fts_version(connection)
     if value is None or version is None or not value.isdigit():
-        return None, meta
-    return (int(value), version), meta
+        return None
+    return int(value), version
 
 
 def current_format() -> tuple[int, int]:

@@ -44,10 +44,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from tocsearch.models import Event, TocNode
 
 __all__ = [
+    "FTS_STATE_SQL",
     "FTS_VERSION",
     "SegmentFields",
     "create_fts_tables",
@@ -61,6 +63,7 @@ __all__ = [
     "storable_text",
     "upsert_event_texts",
     "upsert_segment_texts",
+    "version_of",
 ]
 
 FTS_VERSION = 1
@@ -154,10 +157,26 @@ def fts_version(connection: sqlite3.Connection) -> int | None:
         row = connection.execute("SELECT value FROM fts_meta WHERE key = 'version'").fetchone()
     except sqlite3.OperationalError:  # no such table
         return None
-    if row is None:
+    return version_of(tables, None if row is None else row[0])
+
+
+FTS_STATE_SQL = (
+    "SELECT 'fts', key, value FROM fts_meta WHERE key = 'version'"
+    " UNION ALL SELECT 'table', name, NULL FROM sqlite_master"
+    " WHERE name IN ('events_fts', 'segments_fts')"
+)
+"""The rows :func:`version_of` reads, for a statement that reads them with others: the
+version as ``('fts', 'version', value)`` and each FTS table as ``('table', name, None)``.
+Raises ``sqlite3.OperationalError`` when ``fts_meta`` is missing."""
+
+
+def version_of(tables: set[str], value: Any) -> int | None:
+    """The FTS version from the FTS tables found and the stored version ``value`` (None when
+    there is none): None unless both tables exist and the value is a number."""
+    if len(tables) != 2 or value is None:
         return None
     try:
-        return int(row[0])
+        return int(value)
     except (TypeError, ValueError):
         return None
 
