@@ -62,6 +62,8 @@ class EventType(str, enum.Enum):
 
 
 def _member(cls: type[_E], value: object) -> _E:
+    if isinstance(value, cls):  # a member already (a record being read): cls(value) is value
+        return value
     try:
         return cls(value)
     except ValueError:
