@@ -167,6 +167,8 @@ class SearchIndex:
         self._matrix: VectorMatrix | None = None
         self._queries: QueryVectors[npt.NDArray[np.float32]] = QueryVectors()
         self._merge_refused = False
+        # (data_version, embedder) when every event was last found to have its vector.
+        self._embedded: tuple[int, str] | None = None
         self._connection = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -249,6 +251,7 @@ class SearchIndex:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(f"{self.path}{suffix}")
             self._connection = self._connect()
+        self._embedded = None
         with self._transaction() as connection:
             drop_index_tables(connection)
             create_index_tables(connection)
@@ -362,6 +365,8 @@ class SearchIndex:
         batch = list({event.event_id: event for event in events}.values())
         if not batch:
             return
+        # The batch's events lose their vectors: the next check scans for them.
+        self._embedded = None
         with self._transaction() as connection:
             connection.executemany(
                 "INSERT INTO events (event_id, time_us) VALUES (?, ?) "
@@ -455,8 +460,7 @@ class SearchIndex:
         """Leave no page of the index file holding removed text: merge the full-text indexes,
         rewrite the file without free pages and empty its write-ahead log."""
         with self._transaction() as connection:
-            for table in ("events_fts", "segments_fts"):
-                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            merge_fts_tables(connection)
         with self._errors():
             self._connection.execute("VACUUM")
             if self.path is not None:
@@ -468,6 +472,12 @@ class SearchIndex:
             return 0
         key = self._embedder_key()
         with self._errors():
+            # SQLite's data_version changes when another connection commits to the file: while
+            # it stays and this index wrote no event since, every event still has its vector,
+            # and the scan of every event for one without is skipped.
+            (version,) = self._connection.execute("PRAGMA data_version").fetchone()
+            if self._embedded == (version, key):
+                return 0
             if read_meta(self._connection, "embedder") != key:
                 with self._transaction() as connection:
                     connection.execute("DELETE FROM vectors")
@@ -488,6 +498,7 @@ class SearchIndex:
                     ((rowid, rows[i].tobytes()) for i, (rowid, _) in enumerate(chunk)),
                 )
             added += len(chunk)
+        self._embedded = (version, key)
         return added
 
     def _event_texts(self, event_ids: Sequence[str]) -> list[str]:
