@@ -426,3 +426,54 @@ def test_a_store_pickled_in_the_layout_before_loads_with_segments_packed_alone(
         renamed = attrs.evolve(_MANY[0], title="rewritten")
         old.put_node(renamed)
         assert old.get_node(renamed.node_id) == renamed
+
+
+def test_a_day_holds_the_id_strings_of_its_stored_segments() -> None:
+    """A day put with or after its segments keeps their own id strings, not equal copies, and
+    reads back equal to the day put."""
+    segments = _MANY[:30]
+    for split in (0, 10, 30):
+        storage = InMemoryStorage()
+        storage.put_nodes(segments[:split])
+        start = segments[0].start_time
+        day = TocNode(
+            node_id=ids.calendar_node_id(TocLevel.DAY, start.date()),
+            level=TocLevel.DAY,
+            title="day",
+            start_time=start,
+            end_time=segments[-1].end_time,
+            # Equal strings that are not the segments' own.
+            child_node_ids=tuple("".join(list(node.node_id)) for node in segments),
+        )
+        storage.put_nodes([*segments[split:], day])
+        stored = storage.get_node(day.node_id)
+        assert stored == day
+        index = storage._node_index
+        assert all(child is index.own_id(child) for child in stored.child_node_ids)
+        storage.check()
+
+
+def test_grips_past_the_dictionary_read_back_as_stored() -> None:
+    """Grips stored in batches past the grip table's learning of its dictionary read back field
+    for field, and so does a pickled copy."""
+    start = datetime(2026, 1, 5, 9, tzinfo=timezone.utc)
+    batch = [
+        Grip(
+            grip_id=ids.grip_id(start + timedelta(seconds=n), f"g{n}"),
+            excerpt=f"rotated the key of host {n}",
+            event_id_start=ids.event_id(start + timedelta(seconds=n), "a"),
+            event_id_end=ids.event_id(start + timedelta(seconds=n + 1), "b"),
+            timestamp=start + timedelta(seconds=n),
+            source="claude_code",
+            toc_node_id=ids.segment_id(start.date(), f"s{n // 5}"),
+        )
+        for n in range(5000)
+    ]
+    storage = InMemoryStorage()
+    for first in range(0, len(batch), 700):
+        storage.put_grips(batch[first : first + 700])
+    assert storage._grips._dictionary
+    for store in (storage, pickle.loads(pickle.dumps(storage))):
+        store.check()
+        for grip in batch[::7]:
+            same_fields(store.get_grip(grip.grip_id), grip)

@@ -127,6 +127,12 @@ class NodeIndex:
         if entry is not None:
             self._by_level[entry[3]].discard(entry)
 
+    def own_id(self, node_id: str) -> str:
+        """The index's own string of ``node_id`` when it is indexed, else ``node_id``: a store
+        that keeps it instead of an equal copy holds one string an id."""
+        entry = self._spans.get(node_id)
+        return node_id if entry is None else entry[1]
+
     def span(self, node_id: str) -> tuple[TocLevel, datetime, datetime] | None:
         entry = self._spans.get(node_id)
         return None if entry is None else (entry[3], entry[0], entry[2])

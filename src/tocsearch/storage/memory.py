@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshal
 from collections.abc import Iterator
 
+import attrs
+
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._leaf_map import LeafMap
@@ -29,6 +31,13 @@ def _packed_segment_table() -> LeafMap:
     which wins back what compressing neighbours together saved. The 64 read last are kept
     open, for a walk that reads a segment twice."""
     return LeafMap(leaf_size=1, kept_open=64, dictionary_after=256)
+
+
+def _grip_table() -> LeafMap:
+    """Where grips are kept: 64 to a leaf in id order (the grips of a segment sit side by
+    side), compressed against a dictionary learned from the first 4,096, which holds the id
+    and time prefixes that begin every leaf: about 13% less room than a leaf alone."""
+    return LeafMap(dictionary_after=4096)
 
 
 class InMemoryStorage(Backend):
@@ -58,7 +67,7 @@ class InMemoryStorage(Backend):
         # Packed segments (pack_segments only), compressed by the leaf of neighbours in id
         # order (a day's segments sit side by side); an id is here or in _nodes, not both.
         self._packed_nodes = _packed_segment_table()
-        self._grips = LeafMap()
+        self._grips = _grip_table()
         # Grips with a field marshal refuses (a str subclass), kept as they are; an id is in
         # one of the two at most.
         self._odd_grips: dict[str, Grip] = {}
@@ -94,7 +103,24 @@ class InMemoryStorage(Backend):
         except TypeError:  # an unhashable id
             return super()._read_children(node_ids)
 
+    def _sharing_ids(self, nodes: list[TocNode]) -> list[TocNode]:
+        """The nodes, each holding its children's own id strings (those of the index, or of
+        the children in this batch) instead of equal copies: a day's list of its segments
+        would otherwise repeat every segment's id, about 80 bytes a segment."""
+        batch = {node.node_id: node.node_id for node in nodes}
+        own_id = self._node_index.own_id
+        shared: list[TocNode] = []
+        for node in nodes:
+            children = node.child_node_ids
+            if children:
+                owned = tuple([batch.get(child) or own_id(child) for child in children])
+                if any(mine is not theirs for mine, theirs in zip(owned, children, strict=True)):
+                    node = attrs.evolve(node, child_node_ids=owned)
+            shared.append(node)
+        return shared
+
     def _write_nodes(self, nodes: list[TocNode]) -> None:
+        nodes = self._sharing_ids(nodes)
         objects = self._nodes
         if not self._packs_segments:
             for node in nodes:
@@ -189,7 +215,7 @@ class InMemoryStorage(Backend):
             self._repack_segments()
         grips = self.__dict__["_grips"]
         if isinstance(grips, dict):
-            self._grips = LeafMap()
+            self._grips = _grip_table()
             self._write_grips(
                 [
                     grip_from_fields(grip_id, marshal.loads(packed))
