@@ -71,9 +71,15 @@ def segment_node(plan: SegmentPlan, summary: Summary, bullets: Sequence[TocBulle
 
 
 def parent_node(
-    node_id: str, level: TocLevel, children: Sequence[TocNode], summary: Summary
+    node_id: str,
+    level: TocLevel,
+    children: Sequence[TocNode],
+    summary: Summary,
+    *,
+    digest: str = "",
 ) -> TocNode:
-    """A parent node over ``children`` (sorted by start time), at version 1.
+    """A parent node over ``children`` (sorted by start time), with the term ``digest``
+    text, at version 1.
 
     Raises:
         InvalidArgument: a bullet of ``summary`` names a grip that no child bullet holds, or
@@ -101,6 +107,7 @@ def parent_node(
         keywords=summary.keywords,
         child_node_ids=tuple(child.node_id for child in children),
         summary=_summary_text(summary),
+        digest=digest,
     )
 
 
@@ -116,8 +123,7 @@ class ParentJob:
     def make(self, summarizer: Summarizer) -> TocNode:
         """The parent node (at version 1), summarised from its children's summaries."""
         summary = summarizer.summarize_children([child_summary(n) for n in self.children])
-        node = parent_node(self.node_id, self.level, self.children, summary)
-        return attrs.evolve(node, digest=self.digest)
+        return parent_node(self.node_id, self.level, self.children, summary, digest=self.digest)
 
 
 def same_content(left: TocNode, right: TocNode) -> bool:
