@@ -8,6 +8,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tocsearch import ids
+from tocsearch._segment_map import SegmentMap
+from tocsearch.digest import DIGEST_BITS, TermDigest
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, Grip, TocBullet, TocNode
 from tocsearch.navigate._terms import topic_terms
@@ -362,3 +364,39 @@ def navigation_steps(draw: st.DrawFn) -> Any:
             )
         )
     return tuple(steps)
+
+
+@st.composite
+def segment_maps(draw: st.DrawFn) -> SegmentMap:
+    """A day's :class:`~tocsearch._segment_map.SegmentMap`: made from segments' digests (some
+    unknown, of a few sizes) or read from raw stored columns, whose bits past the last
+    segment may be set as in a damaged store; 0 to 40 segments."""
+    if draw(st.booleans()):
+        bits = draw(st.sampled_from([8, 16, 64, 512, 1024]))
+        count = draw(st.integers(0, 40))
+        columns = draw(
+            st.binary(min_size=bits * ((count + 7) // 8), max_size=bits * ((count + 7) // 8))
+        )
+        return SegmentMap(columns, bits, count, draw(st.integers(0, 2**32 - 1)))
+    texts = draw(
+        st.lists(
+            st.one_of(st.none(), st.lists(words, max_size=60).map(" ".join)),
+            min_size=1,
+            max_size=40,
+        )
+    )
+    digests = [None if text is None else TermDigest.sized_for([text]) for text in texts]
+    return SegmentMap.of(
+        digests, [f"toc:segment:2026-01-05:s{index}" for index in range(len(texts))]
+    )
+
+
+# The digest bits of a query's terms, or None for a term never ruled out.
+digest_probes = st.lists(
+    st.one_of(
+        st.none(),
+        words.map(TermDigest.probes),
+        st.lists(st.integers(0, DIGEST_BITS - 1), min_size=1, max_size=3).map(tuple),
+    ),
+    max_size=5,
+)

@@ -48,6 +48,7 @@ __all__ = [
     "SegmentMap",
     "at_least",
     "attach",
+    "column_masks",
     "ids_checksum",
     "positions",
     "split",
@@ -103,6 +104,33 @@ def at_least(masks: Sequence[int], need: int, every: int) -> int:
         for j in range(min(need, seen + 1), 0, -1):
             reached[j] |= reached[j - 1] & mask
     return reached[need]
+
+
+def column_masks(
+    columns: bytes,
+    bits: int,
+    size: int,
+    every: int,
+    probes: Sequence[tuple[int, ...] | None],
+) -> list[int]:
+    """For each term whose :meth:`TermDigest.probes` these are, the AND of its probes'
+    columns (``bits`` columns of ``size`` bytes each, side by side, little-endian; a probe
+    ``p`` reads column ``p & (bits - 1)``), within ``every``; ``every`` for a term never
+    ruled out.
+
+    >>> column_masks(bytes([0b011, 0b110]), 2, 1, 0b111, [(0, 1), (1,), None])
+    [2, 6, 7]
+    """
+    mask = bits - 1
+    found: list[int] = []
+    for term in probes:
+        held = every
+        if term is not None:
+            for at in term:
+                start = (at & mask) * size
+                held &= int.from_bytes(columns[start : start + size], "little")
+        found.append(held)
+    return found
 
 
 def positions(mask: int) -> list[int]:
@@ -175,6 +203,17 @@ class SegmentMap:
         return self._count
 
     @property
+    def bits(self) -> int:
+        """The width of a row: how many columns the map has."""
+        return self._bits
+
+    @property
+    def columns(self) -> bytes:
+        """The columns side by side, each :attr:`count` bits rounded up to whole bytes, bit
+        ``i`` of a column for segment ``i`` (little-endian)."""
+        return self._columns
+
+    @property
     def every(self) -> int:
         """The mask of every segment."""
         return (1 << self._count) - 1
@@ -186,17 +225,7 @@ class SegmentMap:
     def masks(self, probes: Sequence[tuple[int, ...] | None]) -> list[int]:
         """For each term whose :meth:`TermDigest.probes` these are, the segments (bit ``i``
         for segment ``i``) whose row may hold it; every segment for a term never ruled out."""
-        columns, mask, width = self._columns, self._bits - 1, self._width
-        every = self.every
-        found: list[int] = []
-        for term in probes:
-            held = every
-            if term is not None:
-                for at in term:
-                    start = (at & mask) * width
-                    held &= int.from_bytes(columns[start : start + width], "little")
-            found.append(held)
-        return found
+        return column_masks(self._columns, self._bits, self._width, self.every, probes)
 
     def to_bytes(self) -> bytes:
         """The map as stored behind a day digest's bitmap: the columns, then a footer."""

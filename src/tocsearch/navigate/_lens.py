@@ -7,14 +7,16 @@ worked out (folded texts, decoded digests), which never changes an answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
 from tocsearch._segment_map import at_least, positions
+from tocsearch._stacked_maps import StackedKept, StackedMasks
 from tocsearch.digest import TermDigest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._day_stacks import DayStack, DayStacks
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
@@ -54,14 +56,19 @@ class Lens:
         *,
         folded: FoldedTexts | None = None,
         digests: DigestCache | None = None,
+        stacks: DayStacks | None = None,
     ) -> None:
         self.terms = terms
         self.matcher = TermMatcher(terms)
         # Shared by the walks of one navigator, so each node is folded once across questions.
         self.folded = folded if folded is not None else FoldedTexts(capacity=0)
         self.digests = digests if digests is not None else DigestCache(capacity=0)
+        self.stacks = stacks if stacks is not None else DayStacks(capacity=0)
         self._held: dict[str, frozenset[str] | None] = {}
         self._masks: dict[str, tuple[int, list[int]] | None] = {}
+        # The terms' masks over each stack asked, and what each number of terms keeps there.
+        self._stacked: dict[DayStack, StackedMasks] = {}
+        self._stacked_kept: dict[tuple[DayStack, int], StackedKept] = {}
         # The digest bits each term is looked up by, worked out once for every digest read.
         self._probes = [(term, TermDigest.probes(term)) for term in terms]
         # Nodes whose digest was consulted: they count as visited.
@@ -160,12 +167,86 @@ class Lens:
         self._masks[key] = found
         return found
 
-    def map_kept(self, day: TocNode, need: int) -> int | None:
+    def map_kept(self, day: TocNode, need: int, stack: DayStack | None = None) -> int | None:
         """The children of ``day`` (bit ``i`` for its ``i``-th child) that its segment map says
         may hold ``need`` of the terms; None when the day has no map made for exactly its
-        children (:meth:`segment_masks`)."""
+        children (:meth:`segment_masks`).
+
+        ``stack`` (:meth:`stack`), when it was made from ``day`` as it is now, answers for
+        all its days at once: the same answer, with no per-day column reads."""
+        if stack is not None and self.terms:
+            place = stack.place(day)
+            if place is not None:
+                self.digest_checked.add(day.node_id)
+                return self._kept_in(stack, need).of(place)
         found = self.segment_masks(day)
         return None if found is None else at_least(found[1], need, found[0])
+
+    def maps_kept(
+        self, nodes: Sequence[TocNode], need: int, stack: DayStack | None = None
+    ) -> list[int | None]:
+        """:meth:`map_kept` of each of ``nodes`` (None for a node that is not a day), the
+        days ``stack`` was made from read from it in one pass."""
+        day = TocLevel.DAY
+        if stack is None or not self.terms:
+            return [self.map_kept(node, need) if node.level is day else None for node in nodes]
+        kept = self._kept_in(stack, need)
+        checked = self.digest_checked
+        found: list[int | None] = []
+        for node, place in zip(nodes, stack.places(nodes), strict=True):
+            if place is not None:
+                checked.add(node.node_id)
+                found.append(kept.of(place))
+            else:
+                found.append(self.map_kept(node, need) if node.level is day else None)
+        return found
+
+    def kept_days(
+        self, parent: TocNode, need: int, stack: DayStack
+    ) -> list[tuple[str, bool]] | None:
+        """``parent``'s days, in time order, that ``stack`` does not rule out for ``need``
+        of the terms, read without the days: ``(id, True)`` for a day whose map may hold
+        them in some segment (:meth:`map_kept` not 0), ``(id, False)`` for a day without a
+        map, which the caller rules on by itself. None when the stack cannot answer for the
+        parent as it is now (:meth:`~tocsearch.navigate._day_stacks.DayStack.family`)."""
+        family = stack.family(parent) if self.terms else None
+        if family is None:
+            return None
+        ids, places = family
+        holds = self._kept_in(stack, need).holds
+        checked = self.digest_checked
+        found: list[tuple[str, bool]] = []
+        for day_id, place in zip(ids, places, strict=True):
+            if place is None:
+                found.append((day_id, False))
+                continue
+            checked.add(day_id)
+            if holds(place):
+                found.append((day_id, True))
+        return found
+
+    def stack(
+        self,
+        parent: TocNode,
+        families: Callable[[], Sequence[tuple[TocNode, Sequence[TocNode]]]],
+    ) -> DayStack | None:
+        """The segment maps of the days below ``parent`` (listed by ``families()`` when they
+        are not stacked yet: each parent of days with its stored children), for
+        :meth:`map_kept` and :meth:`kept_days`; None when the navigator keeps no stacks."""
+        return self.stacks.of(parent, families, self.digests)
+
+    def _kept_in(self, stack: DayStack, need: int) -> StackedKept:
+        """What ``need`` of the terms keep in every day of ``stack``, worked out once."""
+        key = (stack, need)
+        kept = self._stacked_kept.get(key)
+        if kept is None:
+            masks = self._stacked.get(stack)
+            if masks is None:
+                masks = self._stacked[stack] = stack.maps.masks(
+                    [probes for _, probes in self._probes]
+                )
+            kept = self._stacked_kept[key] = masks.kept(need)
+        return kept
 
     def prune_children(
         self, parent: TocNode, children: Sequence[TocNode], need: int = 1

@@ -7,6 +7,10 @@ may hold at least ``k`` of the terms (or is unknown), for ``k`` from all the ter
 and yields the segments it reaches a batch at a time. Both the scan of the segments' summaries
 and the grep of their events read segments in this order, so they read first exactly the
 segments that may hold the terms, newest first among those that may hold as many.
+
+Below a year the route reads the days' segment maps stacked (:mod:`._day_stacks`): one look
+answers for every day of the year, and a week is answered for without reading its days, so a
+pair of words said in most days costs a few reads a year instead of a few a day.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from tocsearch._segment_map import positions
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
+from tocsearch.navigate._day_stacks import DayStack
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._walk import Walk, inside, level_of
 from tocsearch.navigate.timehints import TimeRange
@@ -105,11 +110,19 @@ class DigestRoute:
             return ""
         return "; skipped " + ", ".join(parts) + ": not every term in their digest"
 
-    def _kept(self, nodes: list[TocNode], need: int, *, ascending: bool = False) -> list[TocNode]:
+    def _kept(
+        self,
+        nodes: list[TocNode],
+        need: int,
+        *,
+        ascending: bool = False,
+        stack: DayStack | None = None,
+    ) -> list[TocNode]:
         """``nodes`` that may hold ``need`` terms, newest first, tallying the first pass's
         skips. ``ascending`` says ``nodes`` are in time order already (as a store returns
-        children), so reversing them puts them newest first without sorting again."""
-        kept = self._pruned(nodes, need)
+        children), so reversing them puts them newest first without sorting again; ``stack``
+        holds the maps of the days among them."""
+        kept = self._pruned(nodes, need, stack)
         if nodes:
             self._tally(need, level_of(nodes), len(nodes), len(nodes) - len(kept))
         if ascending:
@@ -118,18 +131,20 @@ class DigestRoute:
             kept.sort(key=time_order, reverse=True)
         return kept
 
-    def _pruned(self, nodes: list[TocNode], need: int) -> list[TocNode]:
+    def _pruned(
+        self, nodes: list[TocNode], need: int, stack: DayStack | None = None
+    ) -> list[TocNode]:
         """``nodes`` without those that cannot hold ``need`` terms: by the segment map for a
-        day that has one (no segment may hold them), by the digest otherwise."""
+        day that has one (no segment may hold them; read from ``stack`` when it holds the
+        day), by the digest otherwise."""
         lens = self.lens
+        within = self._within if self.ranges else None
         kept: list[TocNode] = []
-        for node in nodes:
-            if node.level is TocLevel.DAY:
-                mapped = lens.map_kept(node, need)
-                if mapped is not None and self._within(node):
-                    if mapped:
-                        kept.append(node)
-                    continue
+        for node, mapped in zip(nodes, lens.maps_kept(nodes, need, stack), strict=True):
+            if mapped is not None and (within is None or within(node)):
+                if mapped:
+                    kept.append(node)
+                continue
             kept.extend(lens.prune((node,), need))
         return kept
 
@@ -139,10 +154,17 @@ class DigestRoute:
             tally[0] += considered
             tally[1] += skipped
 
-    def _descend(self, nodes: list[TocNode], need: int, read: set[str]) -> Iterator[list[TocNode]]:
+    def _descend(
+        self,
+        nodes: list[TocNode],
+        need: int,
+        read: set[str],
+        stack: DayStack | None = None,
+    ) -> Iterator[list[TocNode]]:
         """The segments below ``nodes`` (newest first) whose ancestors' digests all may hold
         ``need`` terms, skipping days already ``read`` in this pass order; a node's segment
-        children come as one batch."""
+        children come as one batch. The maps of a year's days are read stacked (``stack``
+        below the year)."""
         leaves = [node for node in nodes if node.level is TocLevel.SEGMENT]
         if leaves:
             yield leaves
@@ -150,10 +172,15 @@ class DigestRoute:
             if node.level is TocLevel.SEGMENT:
                 continue
             if node.level is TocLevel.DAY:
-                mapped = self._mapped(node, need)
+                mapped = self._mapped(node, need, stack)
                 if mapped is not None:
                     if mapped:
                         yield mapped
+                    continue
+            if stack is not None and (not self.ranges or self._within(node)):
+                days = self._stacked_days(node, need, stack)
+                if days is not None:
+                    yield from self._descend(days, need, read, stack)
                     continue
             children, plain = self._children_of(node)
             if plain:
@@ -166,9 +193,55 @@ class DigestRoute:
                     self._tally(need, TocLevel.SEGMENT, len(children), 0)
                     yield children[::-1]
                 continue
-            yield from self._descend(self._kept(children, need, ascending=True), need, read)
+            if node.level is TocLevel.YEAR and (not self.ranges or self._within(node)):
+                # A year the ranges cut is read day by day: stacking all its days would
+                # cost more than reading the few the ranges keep.
+                stack = self._stack(node)
+            kept = self._kept(children, need, ascending=True, stack=stack)
+            yield from self._descend(kept, need, read, stack)
 
-    def _mapped(self, day: TocNode, need: int) -> list[TocNode] | None:
+    def _stacked_days(self, parent: TocNode, need: int, stack: DayStack) -> list[TocNode] | None:
+        """The days of ``parent`` (newest first) that may hold ``need`` terms, by ``stack``
+        for the days it holds maps of, reading only the days it keeps and those without a
+        map; None when the stack cannot answer for the parent. The same days as
+        :meth:`_kept` of its children, tallied alike."""
+        kept = self.lens.kept_days(parent, need, stack)
+        if kept is None:
+            return None
+        find = self.storage.find_node
+        days: list[TocNode] = []
+        for day_id, mapped in reversed(kept):
+            day = find(day_id)
+            if day is not None and (mapped or self._pruned([day], need)):
+                days.append(day)
+        total = len(parent.child_node_ids)
+        self._tally(need, TocLevel.DAY, total, total - len(days))
+        return days
+
+    def _stack(self, year: TocNode) -> DayStack | None:
+        """The stacked segment maps of all the days of ``year`` (the stack is kept between
+        questions, so it holds the days the ranges leave out too)."""
+
+        def families() -> list[tuple[TocNode, list[TocNode]]]:
+            found: list[tuple[TocNode, list[TocNode]]] = []
+            parents = [year]
+            while parents:
+                below: list[TocNode] = []
+                for parent in parents:
+                    children = self._stored_children(parent.node_id)
+                    if any(child.level is TocLevel.DAY for child in children):
+                        found.append((parent, children))
+                    below.extend(
+                        child for child in children if child.level.depth < TocLevel.DAY.depth
+                    )
+                parents = below
+            return found
+
+        return self.lens.stack(year, families)
+
+    def _mapped(
+        self, day: TocNode, need: int, stack: DayStack | None = None
+    ) -> list[TocNode] | None:
         """The segments of ``day`` (newest first) that may hold ``need`` terms by the day's
         segment map, found without reading the others; None when the map cannot tell (no
         map, or the day reaches out of the ranges).
@@ -176,7 +249,7 @@ class DigestRoute:
         The map answers as the segments' own digests do, except for a segment whose digest is
         wider than the map's rows: folded, it may be kept where its own digest would not, and
         is then read for nothing; never the other way round."""
-        mapped = self.lens.map_kept(day, need)
+        mapped = self.lens.map_kept(day, need, stack)
         if mapped is None or not self._within(day):
             return None
         ids = day.child_node_ids
@@ -200,13 +273,7 @@ class DigestRoute:
         whose segments carry no digest."""
         cached = self._children.get(node.node_id)
         if cached is None:
-            stored = self._stored.get(node.node_id)
-            if stored is None:
-                try:
-                    stored = self.storage.get_child_nodes(node.node_id)
-                except NotFound:
-                    stored = []
-                self._stored[node.node_id] = stored
+            stored = self._stored_children(node.node_id)
             deeper = _DEEPER[node.level]
             ranges = self.ranges
             children = [
@@ -217,6 +284,17 @@ class DigestRoute:
             plain = node.level is TocLevel.DAY and not any(child.digest for child in children)
             cached = self._children[node.node_id] = (children, plain)
         return cached
+
+    def _stored_children(self, node_id: str) -> list[TocNode]:
+        """The stored children of ``node_id`` (none when it is gone), read once a walk."""
+        stored = self._stored.get(node_id)
+        if stored is None:
+            try:
+                stored = self.storage.get_child_nodes(node_id)
+            except NotFound:
+                stored = []
+            self._stored[node_id] = stored
+        return stored
 
 
 def may_hold_all(walk: Walk, ranges: Sequence[TimeRange]) -> bool:

@@ -36,6 +36,7 @@ from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._answer import candidates
 from tocsearch.navigate._blend import blend, nearest_events, seeder_query
 from tocsearch.navigate._book import EvidenceBook
+from tocsearch.navigate._day_stacks import DayStacks
 from tocsearch.navigate._descent import descend
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 from tocsearch.navigate._events import EventHit
@@ -102,7 +103,9 @@ class Navigator:
             (least recently used first out; 0 keeps none). It only saves time: answers never
             depend on it.
         digest_cache: how many nodes' decoded term digests the navigator keeps between
-            questions (0 keeps none). It only saves time.
+            questions (0 keeps none), and how many days' segment maps it keeps stacked by
+            year beside them (about as many bytes again as the days' maps). It only saves
+            time.
         seeder: an index that names likely segments (:class:`SegmentSeeder`); they are
             verified and grepped first. When it ranks events too (:class:`EventSeeder`),
             that ranking is blended with the grep's. None walks without an index.
@@ -159,6 +162,8 @@ class Navigator:
         self._folded = FoldedTexts(whole_number("text_cache", text_cache, 0))
         # Decoded term digests of the nodes read, kept across questions (bounded; see _digests).
         self._digests = DigestCache(whole_number("digest_cache", digest_cache, 0))
+        # The segment maps of each year's days stacked, as many days as digests are kept.
+        self._stacks = DayStacks(self._digests.capacity)
 
     def navigate(self, query: str, *, full_path: bool = False) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it, within
@@ -185,7 +190,7 @@ class Navigator:
         # for the period itself, so it is listed as a time-only question.
         terms = searched_terms(hints.topic)
         recap = bool(every) and not terms
-        lens = Lens(terms, folded=self._folded, digests=self._digests)
+        lens = Lens(terms, folded=self._folded, digests=self._digests, stacks=self._stacks)
         stored = self.storage.count_events() > 0 if terms else None
         walk = Walk(
             storage=self.storage,
