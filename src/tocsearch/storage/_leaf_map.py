@@ -31,7 +31,7 @@ import marshal
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from tocsearch.errors import InvalidArgument, StoreCorrupted
 
@@ -48,14 +48,14 @@ _DICTIONARY_BYTES = 32 * 1024
 _RAW = -15
 
 
-def _deflated(payload: bytes, dictionary: bytes) -> bytes:
-    """``payload`` as raw deflate against ``dictionary`` (none when empty)."""
+def _primed(dictionary: bytes) -> Any:
+    """A raw deflater that has read ``dictionary`` (none when empty), to be copied for each
+    leaf: reading 32 KiB of dictionary into a fresh deflater costs more than compressing a
+    leaf of one entry, copying it a third of that."""
     level, method = zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED
     if dictionary:
-        deflater = zlib.compressobj(level, method, _RAW, zdict=dictionary)
-    else:
-        deflater = zlib.compressobj(level, method, _RAW)
-    return deflater.compress(payload) + deflater.flush()
+        return zlib.compressobj(level, method, _RAW, zdict=dictionary)
+    return zlib.compressobj(level, method, _RAW)
 
 
 def _inflated(leaf: bytes, dictionary: bytes | None) -> bytes:
@@ -104,6 +104,8 @@ class LeafMap:
         # None: leaves are zlib-framed, as before dictionaries (and in a map that learns none);
         # bytes: raw deflate against them, b"" until the dictionary is learned.
         self._dictionary: bytes | None = None if dictionary_after is None else b""
+        # The deflater primed with the dictionary, made on the first write (not pickled).
+        self._deflater: Any = None
         # bounds[i] is at most the first key of leaf i and above every key of leaf i - 1.
         self._bounds: list[str] = []
         self._leaves: list[bytes] = []
@@ -124,18 +126,23 @@ class LeafMap:
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        del state["_opened"]
+        del state["_opened"], state["_deflater"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # A map pickled before these settings has the defaults of its time: zlib-framed leaves.
         defaults = {"leaf_size": 64, "kept_open": 1, "dictionary_after": None, "_dictionary": None}
-        self.__dict__.update({**defaults, **state, "_opened": {}})
+        self.__dict__.update({**defaults, **state, "_opened": {}, "_deflater": None})
 
     def _seal(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
         payload = marshal.dumps((keys, values))
         dictionary = self._dictionary
-        return zlib.compress(payload) if dictionary is None else _deflated(payload, dictionary)
+        if dictionary is None:
+            return zlib.compress(payload)
+        if self._deflater is None:
+            self._deflater = _primed(dictionary)
+        deflater = self._deflater.copy()
+        return cast(bytes, deflater.compress(payload) + deflater.flush())
 
     def _open(self, index: int) -> _Opened:
         leaf = self._leaves[index]
@@ -185,6 +192,18 @@ class LeafMap:
         if not pending:
             return
         marshal.dumps(tuple(pending.values()))  # refuse the batch before touching a leaf
+        after = self.dictionary_after
+        if self._dictionary == b"" and after is not None and 0 < after - self._count < len(pending):
+            # A batch that reaches the learning: its first entries teach the dictionary, and
+            # the rest are compressed once, against it.
+            ordered = sorted(pending)
+            first = after - self._count
+            self._store({key: pending[key] for key in ordered[:first]})
+            pending = {key: pending[key] for key in ordered[first:]}
+        self._store(pending)
+
+    def _store(self, pending: dict[str, Value]) -> None:
+        """Store the entries (checked already), then learn the dictionary if it is time."""
         by_leaf: dict[int, dict[str, Value]] = {}
         for key in sorted(pending):
             by_leaf.setdefault(max(self._leaf_of(key), 0), {})[key] = pending[key]
@@ -211,8 +230,14 @@ class LeafMap:
         per_leaf = max(1, sum(map(len, payloads)) // len(payloads))
         step = max(1, len(payloads) * per_leaf // _DICTIONARY_BYTES)
         dictionary = b"".join(payloads[::step])[-_DICTIONARY_BYTES:]
-        self._leaves = [_deflated(payload, dictionary) for payload in payloads]
+        primed = _primed(dictionary)
+        leaves = []
+        for payload in payloads:
+            deflater = primed.copy()
+            leaves.append(deflater.compress(payload) + deflater.flush())
+        self._leaves = leaves
         self._dictionary = dictionary
+        self._deflater = primed
         self._opened.clear()
 
     def discard(self, key: str) -> None:
@@ -256,6 +281,7 @@ class LeafMap:
         self._opened.clear()
         if self._dictionary is not None:
             self._dictionary = b""
+            self._deflater = None
 
     def check(self) -> None:
         """Raise StoreCorrupted unless every leaf opens, holds sorted keys within its bounds,

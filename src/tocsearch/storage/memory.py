@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
@@ -14,8 +15,9 @@ from tocsearch.storage._memory_codec import (
     PackedEvent,
     grip_fields,
     grip_from_fields,
+    node_fields,
+    node_from_fields,
     pack_event,
-    pack_node,
     unpack_event,
     unpack_node,
 )
@@ -38,6 +40,14 @@ def _grip_table() -> LeafMap:
     side), compressed against a dictionary learned from the first 4,096, which holds the id
     and time prefixes that begin every leaf: about 13% less room than a leaf alone."""
     return LeafMap(dictionary_after=4096)
+
+
+def _segment(node_id: str, packed: tuple[Any, ...] | bytes) -> TocNode:
+    """The segment a packed table holds under ``node_id``: its fields, or (in a table of an
+    older layout, or of a store pickled while segments were kept so) its fields marshalled."""
+    if isinstance(packed, bytes):
+        return unpack_node(node_id, packed)
+    return node_from_fields(node_id, packed)
 
 
 class InMemoryStorage(Backend):
@@ -83,14 +93,14 @@ class InMemoryStorage(Backend):
         self._packed_nodes = _packed_segment_table()
         segments = [node for node in self._nodes.values() if node.level is TocLevel.SEGMENT]
         get = old.get
-        segments.extend(unpack_node(node_id, get(node_id)) for node_id in list(old))
+        segments.extend(_segment(node_id, get(node_id)) for node_id in list(old))
         self._write_nodes(segments)
 
     def _read_node(self, node_id: str) -> TocNode | None:
         node = self._nodes.get(node_id)
         if node is None and self._packed_nodes:
             packed = self._packed_nodes.get(node_id)
-            return None if packed is None else unpack_node(node_id, packed)
+            return None if packed is None else _segment(node_id, packed)
         return node
 
     def _read_children(self, node_ids: list[str]) -> list[TocNode]:
@@ -127,12 +137,12 @@ class InMemoryStorage(Backend):
                 objects[node.node_id] = node
             return
         packed_nodes = self._packed_nodes
-        entries: dict[str, bytes] = {}
+        entries: dict[str, tuple[Any, ...]] = {}
         for node in nodes:
             node_id = node.node_id
-            packed = pack_node(node) if node.level is TocLevel.SEGMENT else node
-            if isinstance(packed, bytes):
-                entries[node_id] = packed
+            fields = node_fields(node) if node.level is TocLevel.SEGMENT else None
+            if fields is not None:
+                entries[node_id] = fields
                 objects.pop(node_id, None)
             else:
                 objects[node_id] = node
