@@ -37,7 +37,7 @@ from tocsearch.index._schema import (
 from tocsearch.index._vectors import VectorMatrix
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
-from tocsearch.storage._sqlite_db import sqlite_errors
+from tocsearch.storage._sqlite_db import storage_error
 from tocsearch.storage._sqlite_fts import (
     delete_event_texts,
     delete_segment_texts,
@@ -190,9 +190,15 @@ class SearchIndex:
     # -- plumbing --------------------------------------------------------------------------
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
-        where = "search index" if getattr(self, "path", None) is None else str(self.path)
-        with sqlite_errors(where, kind="search index", advice="; rebuild it"):
+        try:
             yield
+        except sqlite3.DatabaseError as error:
+            raise self._failed(error) from None
+
+    def _failed(self, error: sqlite3.DatabaseError) -> StorageError:
+        """What :meth:`_errors` raises for ``error``: the file named, and to rebuild it."""
+        where = "search index" if getattr(self, "path", None) is None else str(self.path)
+        return storage_error(error, where, kind="search index", advice="; rebuild it")
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -539,8 +545,10 @@ class SearchIndex:
         for expression in (every,) if some == every else (every, some):
             if expression is None or len(found) >= limit:
                 break
-            with self._errors():
+            try:
                 rows = self._connection.execute(sql, (expression, *extra, limit)).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise self._failed(error) from None
             for (key,) in rows:
                 found.setdefault(key, None)
         return list(found)[:limit]

@@ -21,7 +21,7 @@ from tocsearch.errors import StorageError, StoreClosed, StoreCorrupted, StoreLoc
 from tocsearch.storage._sqlite_fts import FTS_VERSION, fts_version
 from tocsearch.storage._sqlite_schema import SCHEMA_VERSION, create_schema
 
-__all__ = ["Database", "sqlite_errors"]
+__all__ = ["Database", "sqlite_errors", "storage_error"]
 
 # How long a connection waits for the moments when SQLite itself holds the file (recovery
 # of the log after a crash, a checkpoint).
@@ -44,15 +44,27 @@ def sqlite_errors(
     """
     try:
         yield
-    except sqlite3.OperationalError as error:
+    except sqlite3.DatabaseError as error:
+        raise storage_error(error, where, kind=kind, advice=advice) from None
+
+
+def storage_error(
+    error: sqlite3.DatabaseError,
+    where: Path | str,
+    *,
+    kind: str = "tocsearch database",
+    advice: str = "",
+) -> StorageError:
+    """The tocsearch error :func:`sqlite_errors` raises for ``error``, for a hot path that
+    catches SQLite's errors itself (a ``with`` block costs more than the query it guards)."""
+    if isinstance(error, sqlite3.OperationalError):
         message = str(error)
         if "locked" in message or "busy" in message:
-            raise StoreLocked(f"{where}: {message}") from None
+            return StoreLocked(f"{where}: {message}")
         if "disk" in message or "unable to open" in message or "I/O" in message:
-            raise StorageError(f"{where}: {message}") from None
-        raise StoreCorrupted(f"{where}: {message}{advice}") from None
-    except sqlite3.DatabaseError as error:
-        raise StoreCorrupted(f"{where}: not a readable {kind} ({error}){advice}") from None
+            return StorageError(f"{where}: {message}")
+        return StoreCorrupted(f"{where}: {message}{advice}")
+    return StoreCorrupted(f"{where}: not a readable {kind} ({error}){advice}")
 
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -134,8 +146,10 @@ class Database:
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Every row a query returns."""
         connection = self.connection()
-        with sqlite_errors(self.path):
+        try:
             return connection.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as error:
+            raise storage_error(error, self.path) from None
 
     def value(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first column of the first row, or None when there is no row."""
