@@ -92,7 +92,7 @@ def routed(
     return batches, route.note(), lens.digest_checked
 
 
-def families(storage: InMemoryStorage, year: TocNode) -> list[tuple[TocNode, list[TocNode]]]:
+def weeks_of(storage: InMemoryStorage, year: TocNode) -> list[tuple[TocNode, list[TocNode]]]:
     """The weeks of ``year`` with their stored days."""
     weeks = [
         week
@@ -102,26 +102,27 @@ def families(storage: InMemoryStorage, year: TocNode) -> list[tuple[TocNode, lis
     return [(week, storage.get_child_nodes(week.node_id)) for week in weeks]
 
 
+def days_of(storage: InMemoryStorage, year: TocNode) -> list[TocNode]:
+    """The days of ``year``."""
+    return [day for _, days in weeks_of(storage, year) for day in days]
+
+
 def assert_stacks_answer_as_days(
     storage: InMemoryStorage, terms: tuple[str, ...], stacks: DayStacks, digests: DigestCache
 ) -> None:
     """For every day and every number of terms, the stack of its year keeps what its own
-    map keeps; for every week, the stack's days are those its days' maps keep."""
+    map keeps, asked a day or a week at a time."""
     stacked = Lens(terms, digests=digests, stacks=stacks)
     plain = Lens(terms, digests=DigestCache())
     for year in storage.get_nodes_by_level(TocLevel.YEAR):
-        stack = stacked.stack(year, partial(families, storage, year))
+        stack = stacked.stack(year, partial(days_of, storage, year))
         assert stack is not None
-        for week, days in families(storage, year):
+        for _, days in weeks_of(storage, year):
             for need in range(1, len(terms) + 1):
-                for day in days:
-                    assert stacked.map_kept(day, need, stack) == plain.map_kept(day, need)
-                kept = stacked.kept_days(week, need, stack)
-                if kept is not None:
-                    mapped = [(d.node_id, plain.map_kept(d, need)) for d in days]
-                    assert kept == [
-                        (day_id, found is not None) for day_id, found in mapped if found != 0
-                    ]
+                expected = [plain.map_kept(day, need) for day in days]
+                assert stacked.maps_kept(days, need, stack) == expected
+                for day, found in zip(days, expected, strict=True):
+                    assert stacked.map_kept(day, need, stack) == found
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -131,7 +132,7 @@ def test_a_stacked_route_reads_what_a_day_by_day_route_reads(
     """Pass by pass, the same segments in the same batches, the same skips noted and the same
     digests consulted, with the years' maps stacked as without."""
     terms = tuple(topic_terms(query))
-    stacks = DayStacks()
+    stacks = DayStacks(unstacked=0, direct=0)
     assert routed(built, terms, stacks) == routed(built, terms, DayStacks(0))
     assert len(stacks) == 2
     # Asked again, the kept stacks answer alike.
@@ -177,7 +178,7 @@ def test_stacks_answer_as_days_after_the_store_changes(
     """Stacks kept from before new events came in (new segments in old days, new days, new
     weeks) answer for every day and week as the days' maps now do, and the route reads what
     a day-by-day route reads."""
-    stacks = DayStacks()
+    stacks = DayStacks(unstacked=0, direct=0)
     digests = DigestCache()
     assert_stacks_answer_as_days(built, terms, stacks, digests)
     before = routed(built, terms, stacks, digests)
@@ -188,22 +189,23 @@ def test_stacks_answer_as_days_after_the_store_changes(
     assert routed(changed, terms, stacks, digests) == routed(changed, terms, DayStacks(0))
 
 
-def _stack_of_first_year(storage: InMemoryStorage, terms: tuple[str, ...]) -> DayStack:
+def _stack_of_first_year(storage: InMemoryStorage) -> DayStack:
     year = storage.get_nodes_by_level(TocLevel.YEAR)[0]
-    stack = Lens(terms).stacks.of(year, lambda: families(storage, year), DigestCache())
-    assert stack is None  # a lens made without stacks keeps none
-    stack = DayStacks().of(year, lambda: families(storage, year), DigestCache())
+    assert Lens(("token",)).stack(year, lambda: days_of(storage, year)) is None
+    stacks = DayStacks(unstacked=0, direct=0)
+    stack = stacks.of(year, lambda: days_of(storage, year), DigestCache())
     assert stack is not None
     return stack
 
 
-def test_a_day_edited_under_its_year_is_read_from_its_own_map(built: InMemoryStorage) -> None:
-    """A day whose children or digest changed without its year (a hand-edited store) has no
+def test_a_day_changed_under_its_year_is_read_from_its_own_map(built: InMemoryStorage) -> None:
+    """A day whose children, version or digest changed without its year (the builder keeps a
+    year as it is when a day gains a segment whose words the year already covers) has no
     place in the stack, so its own map answers for it; the day as stacked still has one."""
     terms = ("token", "rotation")
-    stack = _stack_of_first_year(built, terms)
+    stack = _stack_of_first_year(built)
     year = built.get_nodes_by_level(TocLevel.YEAR)[0]
-    day = next(d for _, days in families(built, year) for d in days if stack.place(d) is not None)
+    day = next(d for d in days_of(built, year) if stack.place(d) is not None)
     reordered = attrs.evolve(day, child_node_ids=day.child_node_ids[::-1])
     rewritten = attrs.evolve(day, version=day.version + 1)
     other = next(d for d in built.get_nodes_by_level(TocLevel.DAY) if d.digest != day.digest)
@@ -215,21 +217,9 @@ def test_a_day_edited_under_its_year_is_read_from_its_own_map(built: InMemorySto
         stack.place(day),
     ]
     plain = Lens(terms, digests=DigestCache())
-    stacked = Lens(terms, digests=DigestCache(), stacks=DayStacks())
+    stacked = Lens(terms, digests=DigestCache(), stacks=DayStacks(unstacked=0, direct=0))
     for edited in (reordered, rewritten):
-        assert stacked.map_kept(edited, 1, stack) == plain.map_kept(edited, 1)
-
-
-def test_a_week_edited_under_its_year_is_not_answered_for(built: InMemoryStorage) -> None:
-    """A week whose children or version changed without its year is read day by day."""
-    stack = _stack_of_first_year(built, ("token",))
-    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
-    week = next(w for w, _ in families(built, year) if stack.family(w) is not None)
-    assert stack.family(attrs.evolve(week, version=week.version + 1)) is None
-    assert stack.family(attrs.evolve(week, child_node_ids=week.child_node_ids[1:])) is None
-    assert stack.family(attrs.evolve(week, digest=week.digest + "AAAA")) is None
-    lens = Lens(("token",), stacks=DayStacks())
-    assert lens.kept_days(attrs.evolve(week, version=week.version + 1), 1, stack) is None
+        assert stacked.maps_kept([edited], 1, stack) == [plain.map_kept(edited, 1)]
 
 
 def test_stacks_stay_within_their_capacity(built: InMemoryStorage) -> None:
@@ -237,21 +227,52 @@ def test_stacks_stay_within_their_capacity(built: InMemoryStorage) -> None:
     year of more days is not stacked, a rewritten year is stacked afresh."""
     first, second = sorted(built.get_nodes_by_level(TocLevel.YEAR), key=lambda y: y.start_time)
     digests = DigestCache()
-    days = {
-        year.node_id: sum(len(listed) for _, listed in families(built, year))
-        for year in (first, second)
-    }
-    stacks = DayStacks(max(days.values()))
-    one = stacks.of(first, lambda: families(built, first), digests)
+    days = {year.node_id: len(days_of(built, year)) for year in (first, second)}
+    stacks = DayStacks(max(days.values()), unstacked=0)
+    one = stacks.of(first, lambda: days_of(built, first), digests)
     assert one is not None
     assert stacks.of(first, lambda: [], digests) is one
-    two = stacks.of(second, lambda: families(built, second), digests)
+    two = stacks.of(second, lambda: days_of(built, second), digests)
     assert two is not None
     assert len(stacks) == 1  # the first year made room
-    assert stacks.of(first, lambda: families(built, first), digests) is not one
+    assert stacks.of(first, lambda: days_of(built, first), digests) is not one
     rewritten = attrs.evolve(first, version=first.version + 1)
-    assert stacks.of(rewritten, lambda: families(built, first), digests) is not one
+    assert stacks.of(rewritten, lambda: days_of(built, first), digests) is not one
     assert (
-        DayStacks(min(days.values()) - 1).of(first, lambda: families(built, first), digests) is None
+        DayStacks(min(days.values()) - 1, unstacked=0).of(
+            first, lambda: days_of(built, first), digests
+        )
+        is None
     )
-    assert DayStacks(0).of(first, lambda: families(built, first), digests) is None
+    assert DayStacks(0).of(first, lambda: days_of(built, first), digests) is None
+
+
+def test_a_year_is_stacked_from_its_second_question(built: InMemoryStorage) -> None:
+    """By default a year is stacked when a second question asks for it as it is (a navigator
+    asked one question never pays for a stack), and asked once a question."""
+    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
+    stacks = DayStacks()
+    first = Lens(("token",), stacks=stacks)
+    assert first.stack(year, lambda: days_of(built, year)) is None
+    assert first.stack(year, lambda: days_of(built, year)) is None  # the same question
+    rewritten = attrs.evolve(year, version=year.version + 1)
+    assert Lens(("token",), stacks=stacks).stack(rewritten, lambda: days_of(built, year)) is None
+    assert Lens(("token",), stacks=stacks).stack(rewritten, lambda: days_of(built, year))
+    assert len(stacks) == 1
+
+
+def test_a_question_reads_its_first_weeks_day_by_day(built: InMemoryStorage) -> None:
+    """The first ``direct`` lists of days a question asks of a stack are read from the days'
+    own maps, the next from the stack; the answers agree."""
+    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
+    stacks = DayStacks(unstacked=0, direct=1)
+    lens = Lens(("token",), stacks=stacks)
+    stack = lens.stack(year, lambda: days_of(built, year))
+    assert stack is not None
+    days = days_of(built, year)
+    plain = Lens(("token",))
+    expected = [plain.map_kept(day, 1) for day in days]
+    assert lens.maps_kept(days, 1, stack) == expected
+    assert stack not in lens._stacked
+    assert lens.maps_kept(days, 1, stack) == expected
+    assert stack in lens._stacked

@@ -5,12 +5,11 @@ A query whose words are each said in most days is looked for in every day's segm
 thousands of days for a long history; a year's maps stacked answer for all its days with a
 few reads. A stack is made once from the days' maps as the :class:`DigestCache` reads them and
 kept by the year's ``(version, digest length)``, as the digest cache keeps a node: a year
-rewritten (new days or segments below it) is stacked afresh. Below that, each day keeps the
-``(version, digest length, children)`` its map was read with and each week the same of its
-own: a day or week that no longer matches them (the store changed under a year that did not)
-is not answered for from the stack, and the caller reads the day's own map. A week that
-matches is answered for without reading its days, as the route already trusts a week's digest
-to cover its days."""
+rewritten is stacked afresh. A year is not rewritten when a day below it gains a segment
+whose words it already covers, so each day keeps the ``(version, digest length, children)``
+its map was read with, and a day that no longer matches them is not answered for from the
+stack: the caller reads that day's own map, so a stack never answers for a day as it no
+longer is."""
 
 from __future__ import annotations
 
@@ -24,49 +23,27 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 
-__all__ = ["DayStack", "DayStacks", "Places"]
-
-Places = tuple[int | None, ...]
-"""For each day of a parent, the index of its map in a stack, or None when it has none."""
+__all__ = ["DIRECT_PARENTS", "DayStack", "DayStacks"]
 
 
 class DayStack:
-    """The segment maps of the days of some parents (weeks), stacked, and the state of each
-    day and parent they were read in.
+    """The segment maps of some days, stacked, and the state of each day they were read in.
 
-    Runtime complexity: O(1) to find a day's place or a parent's days (a dict lookup and a
-    comparison of their children, by identity when the store hands out the same tuple)."""
+    Runtime complexity: O(1) to find a day's place (one dict lookup and a comparison of its
+    children, by identity when the store hands out the same tuple)."""
 
-    __slots__ = ("_families", "_members", "maps")
+    __slots__ = ("_members", "maps")
 
-    def __init__(
-        self, families: Iterable[tuple[TocNode, Sequence[TocNode]]], digests: DigestCache
-    ) -> None:
+    def __init__(self, days: Iterable[TocNode], digests: DigestCache) -> None:
         members: dict[str, tuple[int, int, int, tuple[str, ...]]] = {}
-        parents: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...], Places]] = {}
         maps: list[SegmentMap] = []
-        for parent, children in families:
-            places: list[int | None] = []
-            for day in children:
-                found = None if day.level is not TocLevel.DAY else digests.segment_map(day)
-                if found is None or day.node_id in members:
-                    places.append(None)
-                    continue
-                members[day.node_id] = (len(maps), day.version, len(day.digest), day.child_node_ids)
-                places.append(len(maps))
-                maps.append(found)
-            ids = tuple(day.node_id for day in children)
-            # A parent is answered for as a whole only when its children are all days, each
-            # named once, in the order the store gives them.
-            if (
-                all(day.level is TocLevel.DAY for day in children)
-                and len(set(ids)) == len(ids)
-                and set(ids) == set(parent.child_node_ids)
-            ):
-                key = (parent.version, len(parent.digest), parent.child_node_ids)
-                parents[parent.node_id] = (*key, ids, tuple(places))
+        for day in days:
+            found = None if day.level is not TocLevel.DAY else digests.segment_map(day)
+            if found is None or day.node_id in members:
+                continue
+            members[day.node_id] = (len(maps), day.version, len(day.digest), day.child_node_ids)
+            maps.append(found)
         self._members = members
-        self._families = parents
         self.maps = StackedMaps(maps)
 
     def __len__(self) -> int:
@@ -96,38 +73,34 @@ class DayStack:
             found.append(None)
         return found
 
-    def family(self, parent: TocNode) -> tuple[tuple[str, ...], Places] | None:
-        """The ids of ``parent``'s days in the store's (time) order and the indexes of their
-        maps in :attr:`maps` (None for a day without one), or None when the stack was not
-        made from the parent as it is now or its children are not all days.
 
-        The days themselves are not compared: a day is rewritten only with its parent (its
-        parent's digest covers its terms), as the route's pruning by the parent's digest
-        already assumes."""
-        found = self._families.get(parent.node_id)
-        if found is None:
-            return None
-        version, size, named, ids, places = found
-        children = parent.child_node_ids
-        if (
-            parent.version != version
-            or len(parent.digest) != size
-            or (children is not named and children != named)
-        ):
-            return None
-        return ids, places
+DIRECT_PARENTS = 2
+"""How many lists of days (a week's) of a stacked year a question reads through the days'
+own maps before it reads the stack, by default (:class:`DayStacks`): a question that reaches
+only a few weeks of a year (words said in few weeks) spends less on their days' maps than on
+the stack's columns for the whole year, and one that reaches more spends far less on the
+stack."""
 
 
 class DayStacks:
     """A bounded cache of :class:`DayStack` by parent node, at most ``capacity`` days in all
-    (the least recently used stacks go first; a parent with more days is not stacked).
+    (the least recently used stacks go first; a parent with more days is not stacked). A
+    parent is stacked when it is asked for after ``unstacked`` earlier asks (one a question),
+    so a navigator asked one question never pays for stacking; a question reads a stack only
+    after reaching ``direct`` of its parents (:data:`DIRECT_PARENTS`).
 
     Runtime complexity: O(1) per lookup of a current stack; O(d) to make one of d days."""
 
-    def __init__(self, capacity: int = DEFAULT_DIGESTS) -> None:
+    def __init__(
+        self, capacity: int = DEFAULT_DIGESTS, *, unstacked: int = 1, direct: int = DIRECT_PARENTS
+    ) -> None:
         self.capacity = whole_number("capacity", capacity, 0)
+        self.unstacked = whole_number("unstacked", unstacked, 0)
+        self.direct = whole_number("direct", direct, 0)
         self._entries: OrderedDict[str, tuple[tuple[int, int], DayStack]] = OrderedDict()
         self._days = 0
+        # Parents asked for but not stacked yet: their state when asked, and how often.
+        self._asked: dict[str, tuple[tuple[int, int], int]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -135,12 +108,12 @@ class DayStacks:
     def of(
         self,
         parent: TocNode,
-        families: Callable[[], Sequence[tuple[TocNode, Sequence[TocNode]]]],
+        days: Callable[[], Sequence[TocNode]],
         digests: DigestCache,
     ) -> DayStack | None:
-        """The stack of the days below ``parent``, made from ``families()`` (each parent of
-        days below it with its stored children) when there is none for the parent as it is
-        now; None when it would hold more than ``capacity`` days."""
+        """The stack of the days below ``parent``, made from ``days()`` when there is none
+        for the parent as it is now; None when it would hold more than ``capacity`` days, or
+        the parent as it is now was asked for fewer than ``unstacked`` times before."""
         if not self.capacity:
             return None
         key = (parent.version, len(parent.digest))
@@ -153,8 +126,16 @@ class DayStacks:
             except KeyError:
                 pass
             return found[1]
-        listed = families()
-        if sum(len(children) for _, children in listed) > self.capacity:
+        asked = self._asked.get(parent.node_id)
+        times = asked[1] if asked is not None and asked[0] == key else 0
+        if times < self.unstacked:
+            if len(self._asked) >= self.capacity:
+                self._asked.clear()
+            self._asked[parent.node_id] = (key, times + 1)
+            return None
+        self._asked.pop(parent.node_id, None)
+        listed = days()
+        if len(listed) > self.capacity:
             return None
         stack = DayStack(listed, digests)
         try:

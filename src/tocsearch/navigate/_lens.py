@@ -66,9 +66,12 @@ class Lens:
         self.stacks = stacks if stacks is not None else DayStacks(capacity=0)
         self._held: dict[str, frozenset[str] | None] = {}
         self._masks: dict[str, tuple[int, list[int]] | None] = {}
-        # The terms' masks over each stack asked, and what each number of terms keeps there.
+        # The stack of each parent asked, the terms' masks over each stack read, what each
+        # number of terms keeps there, and how many parents were read before a stack was.
+        self._stack_of: dict[str, DayStack | None] = {}
         self._stacked: dict[DayStack, StackedMasks] = {}
         self._stacked_kept: dict[tuple[DayStack, int], StackedKept] = {}
+        self._direct: dict[DayStack, int] = {}
         # The digest bits each term is looked up by, worked out once for every digest read.
         self._probes = [(term, TermDigest.probes(term)) for term in terms]
         # Nodes whose digest was consulted: they count as visited.
@@ -172,9 +175,10 @@ class Lens:
         may hold ``need`` of the terms; None when the day has no map made for exactly its
         children (:meth:`segment_masks`).
 
-        ``stack`` (:meth:`stack`), when it was made from ``day`` as it is now, answers for
-        all its days at once: the same answer, with no per-day column reads."""
-        if stack is not None and self.terms:
+        ``stack`` (:meth:`stack`), when it was made from ``day`` as it is now and this
+        question reads it (:meth:`kept_days`), answers for all its days at once: the same
+        answer, with no per-day column reads."""
+        if stack is not None and stack in self._stacked:
             place = stack.place(day)
             if place is not None:
                 self.digest_checked.add(day.node_id)
@@ -186,8 +190,16 @@ class Lens:
         self, nodes: Sequence[TocNode], need: int, stack: DayStack | None = None
     ) -> list[int | None]:
         """:meth:`map_kept` of each of ``nodes`` (None for a node that is not a day), the
-        days ``stack`` was made from read from it in one pass."""
+        days ``stack`` was made from read from it in one pass, once this question has read
+        ``direct`` lists of its days day by day
+        (:class:`~tocsearch.navigate._day_stacks.DayStacks`: a question that reaches few
+        days of a year spends less on their own maps than on the stack's columns)."""
         day = TocLevel.DAY
+        if stack is not None and stack not in self._stacked:
+            direct = self._direct.get(stack, 0)
+            if direct < self.stacks.direct:
+                self._direct[stack] = direct + 1
+                stack = None
         if stack is None or not self.terms:
             return [self.map_kept(node, need) if node.level is day else None for node in nodes]
         kept = self._kept_in(stack, need)
@@ -201,39 +213,14 @@ class Lens:
                 found.append(self.map_kept(node, need) if node.level is day else None)
         return found
 
-    def kept_days(
-        self, parent: TocNode, need: int, stack: DayStack
-    ) -> list[tuple[str, bool]] | None:
-        """``parent``'s days, in time order, that ``stack`` does not rule out for ``need``
-        of the terms, read without the days: ``(id, True)`` for a day whose map may hold
-        them in some segment (:meth:`map_kept` not 0), ``(id, False)`` for a day without a
-        map, which the caller rules on by itself. None when the stack cannot answer for the
-        parent as it is now (:meth:`~tocsearch.navigate._day_stacks.DayStack.family`)."""
-        family = stack.family(parent) if self.terms else None
-        if family is None:
-            return None
-        ids, places = family
-        holds = self._kept_in(stack, need).holds
-        checked = self.digest_checked
-        found: list[tuple[str, bool]] = []
-        for day_id, place in zip(ids, places, strict=True):
-            if place is None:
-                found.append((day_id, False))
-                continue
-            checked.add(day_id)
-            if holds(place):
-                found.append((day_id, True))
-        return found
-
-    def stack(
-        self,
-        parent: TocNode,
-        families: Callable[[], Sequence[tuple[TocNode, Sequence[TocNode]]]],
-    ) -> DayStack | None:
-        """The segment maps of the days below ``parent`` (listed by ``families()`` when they
-        are not stacked yet: each parent of days with its stored children), for
-        :meth:`map_kept` and :meth:`kept_days`; None when the navigator keeps no stacks."""
-        return self.stacks.of(parent, families, self.digests)
+    def stack(self, parent: TocNode, days: Callable[[], Sequence[TocNode]]) -> DayStack | None:
+        """The segment maps of the days below ``parent`` (listed by ``days()`` when they are
+        not stacked yet), for :meth:`map_kept` and :meth:`maps_kept`; None when the
+        navigator keeps no stacks or has not stacked the parent yet. Asked once a question."""
+        key = parent.node_id
+        if key not in self._stack_of:
+            self._stack_of[key] = self.stacks.of(parent, days, self.digests)
+        return self._stack_of[key]
 
     def _kept_in(self, stack: DayStack, need: int) -> StackedKept:
         """What ``need`` of the terms keep in every day of ``stack``, worked out once."""

@@ -9,8 +9,8 @@ and the grep of their events read segments in this order, so they read first exa
 segments that may hold the terms, newest first among those that may hold as many.
 
 Below a year the route reads the days' segment maps stacked (:mod:`._day_stacks`): one look
-answers for every day of the year, and a week is answered for without reading its days, so a
-pair of words said in most days costs a few reads a year instead of a few a day.
+answers for every day of the year, so a pair of words said in most days costs a few column
+reads a year instead of a few a day.
 """
 
 from __future__ import annotations
@@ -177,11 +177,6 @@ class DigestRoute:
                     if mapped:
                         yield mapped
                     continue
-            if stack is not None and (not self.ranges or self._within(node)):
-                days = self._stacked_days(node, need, stack)
-                if days is not None:
-                    yield from self._descend(days, need, read, stack)
-                    continue
             children, plain = self._children_of(node)
             if plain:
                 # A day whose segments carry no digest: none can be ruled out, so all are read
@@ -200,44 +195,25 @@ class DigestRoute:
             kept = self._kept(children, need, ascending=True, stack=stack)
             yield from self._descend(kept, need, read, stack)
 
-    def _stacked_days(self, parent: TocNode, need: int, stack: DayStack) -> list[TocNode] | None:
-        """The days of ``parent`` (newest first) that may hold ``need`` terms, by ``stack``
-        for the days it holds maps of, reading only the days it keeps and those without a
-        map; None when the stack cannot answer for the parent. The same days as
-        :meth:`_kept` of its children, tallied alike."""
-        kept = self.lens.kept_days(parent, need, stack)
-        if kept is None:
-            return None
-        find = self.storage.find_node
-        days: list[TocNode] = []
-        for day_id, mapped in reversed(kept):
-            day = find(day_id)
-            if day is not None and (mapped or self._pruned([day], need)):
-                days.append(day)
-        total = len(parent.child_node_ids)
-        self._tally(need, TocLevel.DAY, total, total - len(days))
-        return days
-
     def _stack(self, year: TocNode) -> DayStack | None:
         """The stacked segment maps of all the days of ``year`` (the stack is kept between
         questions, so it holds the days the ranges leave out too)."""
 
-        def families() -> list[tuple[TocNode, list[TocNode]]]:
-            found: list[tuple[TocNode, list[TocNode]]] = []
+        def days() -> list[TocNode]:
+            found: list[TocNode] = []
             parents = [year]
             while parents:
                 below: list[TocNode] = []
                 for parent in parents:
-                    children = self._stored_children(parent.node_id)
-                    if any(child.level is TocLevel.DAY for child in children):
-                        found.append((parent, children))
-                    below.extend(
-                        child for child in children if child.level.depth < TocLevel.DAY.depth
-                    )
+                    for child in self._stored_children(parent.node_id):
+                        if child.level is TocLevel.DAY:
+                            found.append(child)
+                        elif child.level.depth < TocLevel.DAY.depth:
+                            below.append(child)
                 parents = below
             return found
 
-        return self.lens.stack(year, families)
+        return self.lens.stack(year, days)
 
     def _mapped(
         self, day: TocNode, need: int, stack: DayStack | None = None
