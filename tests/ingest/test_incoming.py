@@ -3,7 +3,7 @@ store answers once they are."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,17 +11,13 @@ from tests._support.ingest_strategies import SMALL_CONFIG, event_streams
 
 from tocsearch.ids import event_id_floor
 from tocsearch.ingest import TocBuilder
-from tocsearch.ingest._incoming import Incoming
+from tocsearch.ingest._incoming import DAY, Incoming, day_start
 from tocsearch.models import Event
 from tocsearch.storage import InMemoryStorage
 
 
-def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-
-
 def _next_stored_day(storage: InMemoryStorage, day: date) -> date | None:
-    after = storage.get_events_after(event_id_floor(_midnight(day) + timedelta(days=1)), 1)
+    after = storage.get_events_after(event_id_floor(day_start(day) + DAY), 1)
     return after[0].timestamp.date() if after else None
 
 
@@ -40,7 +36,7 @@ def test_answers_before_storing_are_the_stores_after(data: st.DataObject) -> Non
     storage = InMemoryStorage()
     storage.put_events(stored)
     days = sorted({event.timestamp.date() for event in events})
-    probe_days = [days[0] - timedelta(days=1), *days]
+    probe_days = [days[0] - DAY, *days]
     held = {event.timestamp.date() for event in stored}
 
     incoming = Incoming(storage, new)
@@ -60,8 +56,8 @@ def test_answers_before_storing_are_the_stores_after(data: st.DataObject) -> Non
     for day in probe_days:
         assert following[day] == _next_stored_day(storage, day)
     for day in days:
-        start = _midnight(day)
-        expected = None if day in held else tuple(storage.get_events(start, start + timedelta(1)))
+        start = day_start(day)
+        expected = None if day in held else tuple(storage.get_events(start, start + DAY))
         assert whole[day] == expected
 
 

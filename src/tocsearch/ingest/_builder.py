@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 
 import attrs
 
@@ -33,7 +33,7 @@ from tocsearch.ingest._digests import (
     Unions,
 )
 from tocsearch.ingest._helpers import HelperWork, available_cpus
-from tocsearch.ingest._incoming import Incoming
+from tocsearch.ingest._incoming import DAY, Incoming, day_start
 from tocsearch.ingest._rollup import ParentJob, with_version
 from tocsearch.ingest._segmenter import (
     SegmentPlan,
@@ -51,7 +51,6 @@ from tocsearch.text import TokenEstimator, estimate_tokens
 
 __all__ = ["IngestReport", "TocBuilder"]
 
-_DAY = timedelta(days=1)
 _MOST_HELPERS = 3
 # A helper's fork and its results' trip back cost about as much as summarising a few
 # segments, or parents of about a thousand children between them (a parent's summary reads
@@ -120,10 +119,6 @@ class _Run:
     segments_created: int = 0
     segments_changed: int = 0
     nodes_updated: int = 0
-
-
-def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
 
 
 class TocBuilder:
@@ -292,7 +287,7 @@ class TocBuilder:
         first segment's overlap comes from the day before it."""
         found: set[date] = set()
         for day in days:
-            floor = event_id_floor(_midnight(day) + _DAY)
+            floor = event_id_floor(day_start(day) + DAY)
             after = self.storage.get_events_after(floor, 1)
             following = incoming.next_day(day, after[0].timestamp.date() if after else None)
             if following is not None:
@@ -356,16 +351,16 @@ class TocBuilder:
 
     def _plan_day(self, day: date, run: _Run) -> DayPlan:
         """A day's events, its stored segments and the segments its events fall into."""
-        start = _midnight(day)
+        start = day_start(day)
         events = run.incoming.new_day(day)
         if events is None:
             # The day had stored events: read it whole, the incoming ones with them.
             run.incoming.store()
-            events = tuple(self.storage.get_events(start, start + _DAY))
+            events = tuple(self.storage.get_events(start, start + DAY))
         prefix = segment_prefix(day)
         stored = {
             node.node_id: node
-            for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, start + _DAY)
+            for node in self.storage.get_nodes_by_level(TocLevel.SEGMENT, start, start + DAY)
             if node.node_id.startswith(prefix)
         }
         plans: list[SegmentPlan] = []
@@ -422,8 +417,8 @@ class TocBuilder:
         if segment is None:
             segment = self._stored_last_segment(day, previous)
         if segment is None:
-            start = _midnight(day)
-            events = self.storage.get_events(start, start + _DAY)
+            start = day_start(day)
+            events = self.storage.get_events(start, start + DAY)
             segment = tuple(last_segment(split_events(events, self.config, self.estimator)))
         return overlap_tail(segment, self.config, self.estimator), conversation_key(segment[-1])
 

@@ -18,9 +18,14 @@ from tocsearch.ids import event_id_floor
 from tocsearch.models import Event
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["Incoming"]
+__all__ = ["DAY", "Incoming", "day_start"]
 
-_DAY = timedelta(days=1)
+DAY = timedelta(days=1)
+
+
+def day_start(day: date) -> datetime:
+    """The UTC midnight that starts ``day``."""
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
 
 
 class Incoming:
@@ -45,9 +50,9 @@ class Incoming:
         self._days = sorted(by_day)
         self._new: dict[date, tuple[Event, ...]] = {}
         for day, same in by_day.items():
-            start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+            start = day_start(day)
             stored = storage.get_events_after(event_id_floor(start), 1)
-            if not stored or stored[0].timestamp >= start + _DAY:
+            if not stored or stored[0].timestamp >= start + DAY:
                 self._new[day] = tuple(same)
 
     @property
