@@ -176,7 +176,7 @@ class Lens:
         children (:meth:`segment_masks`).
 
         ``stack`` (:meth:`stack`), when it was made from ``day`` as it is now and this
-        question reads it (:meth:`kept_days`), answers for all its days at once: the same
+        question reads it (:meth:`maps_kept`), answers for all its days at once: the same
         answer, with no per-day column reads."""
         if stack is not None and stack in self._stacked:
             place = stack.place(day)
