@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import sentences
-from tocsearch.text import MIN_TERM_LENGTH, TokenEstimator, estimate_tokens, normalize, query_terms
+from tocsearch.text import (
+    MIN_TERM_LENGTH,
+    TokenEstimator,
+    ascii_digits,
+    estimate_tokens,
+    normalize,
+    query_terms,
+)
 
 
 @pytest.mark.parametrize(
@@ -101,3 +109,11 @@ def test_estimate_tokens_is_a_token_estimator() -> None:
     """estimate_tokens fits the TokenEstimator protocol, like any plugged-in tokenizer."""
     estimator: TokenEstimator = estimate_tokens
     assert estimator("abcdef") == 2
+
+
+@given(st.text(max_size=6) | st.text(alphabet="0123456789\u00b9\u00b2\u0663\u2460", max_size=6))
+def test_ascii_digits_is_what_int_reads_as_plain_digits(text: str) -> None:
+    """True exactly for one or more of 0-9, and then ``int`` reads it."""
+    assert ascii_digits(text) == (re.fullmatch("[0-9]+", text) is not None)
+    if ascii_digits(text):
+        assert str(int(text)) == text.lstrip("0") or int(text) == 0

@@ -11,6 +11,7 @@ __all__ = [
     "MIN_TERM_LENGTH",
     "REPLACEMENT_CHARACTER",
     "TokenEstimator",
+    "ascii_digits",
     "clip",
     "collapse_spaces",
     "collapsed_head",
@@ -56,6 +57,18 @@ def normalize(text: str) -> str:
 
 ELLIPSIS = "…"
 """What ends a clipped text: one character, so a clipped text is at most its limit long."""
+
+
+def ascii_digits(text: str) -> bool:
+    """Whether ``text`` is one or more of the digits 0-9, so ``int(text)`` reads it.
+
+    ``str.isdigit`` is no such check: it also accepts superscripts and other digit signs
+    that ``int`` refuses.
+
+    >>> ascii_digits("2026"), ascii_digits("\u00b9"), ascii_digits("")
+    (True, False, False)
+    """
+    return text.isascii() and text.isdigit()
 
 
 def collapse_spaces(text: str) -> str:

@@ -4,10 +4,11 @@ before and after, and an index that cannot be written answering as it is."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch.examples import load_example_events
@@ -132,6 +133,7 @@ def test_an_index_that_cannot_be_written_is_searched_unmerged(
     events=st.integers(0, 10**9),
     merged=st.one_of(st.none(), st.integers(0, 10**9).map(str), st.text(max_size=4)),
 )
+@example(events=20_000, merged="\u00b9")  # a digit to str.isdigit, not to int()
 def test_a_merge_is_due_past_the_floor_when_never_done_or_outgrown(
     events: int, merged: str | None
 ) -> None:
@@ -140,7 +142,7 @@ def test_a_merge_is_due_past_the_floor_when_never_done_or_outgrown(
     due = merge_due(events, merged)
     if events < _merge.MERGE_FLOOR:
         assert not due
-    elif merged is None or not merged.isdigit():
+    elif merged is None or re.fullmatch("[0-9]+", merged) is None:
         assert due
     else:
         assert due == (events >= int(merged) * MERGE_GROWTH)

@@ -7,6 +7,7 @@ from tocsearch.index._embedder import Embedder
 from tocsearch.index._hashing import HashingEmbedder
 from tocsearch.index._ollama import OllamaEmbedder
 from tocsearch.index._onnx import DEFAULT_ONNX_MODEL, OnnxEmbedder, installed_onnx_model
+from tocsearch.text import ascii_digits
 
 __all__ = ["EMBEDDER_CHOICES", "embedder_named", "recorded_embedder"]
 
@@ -26,7 +27,7 @@ def recorded_embedder(key: str | None) -> Embedder | None:
     name, _, dimension = key.rpartition(":")
     if name == DEFAULT_ONNX_MODEL and installed_onnx_model() is not None:
         return OnnxEmbedder()
-    if name.startswith("hashing-") and dimension.isdigit() and name == f"hashing-{dimension}":
+    if name.startswith("hashing-") and ascii_digits(dimension) and name == f"hashing-{dimension}":
         return HashingEmbedder(int(dimension))
     return None
 

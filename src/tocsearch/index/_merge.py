@@ -18,6 +18,8 @@ True
 
 from __future__ import annotations
 
+from tocsearch.text import ascii_digits
+
 __all__ = ["MERGED_EVENTS", "MERGE_FLOOR", "MERGE_GROWTH", "merge_due"]
 
 MERGED_EVENTS = "merged_events"
@@ -35,6 +37,6 @@ def merge_due(events: int, merged: str | None) -> bool:
     ``index_meta`` value; None or unreadable when never merged), is merged now."""
     if events < MERGE_FLOOR:
         return False
-    if merged is None or not merged.isdigit():
+    if merged is None or not ascii_digits(merged):
         return True
     return events >= int(merged) * MERGE_GROWTH

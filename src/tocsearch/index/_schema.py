@@ -30,6 +30,7 @@ from tocsearch.storage._sqlite_fts import (
     fts_version,
     version_of,
 )
+from tocsearch.text import ascii_digits
 
 __all__ = [
     "INDEX_FORMAT",
@@ -120,7 +121,7 @@ def _state_by_parts(
 
 def _format(meta: dict[str, str], version: int | None) -> tuple[int, int] | None:
     value = meta.get("format")
-    if value is None or version is None or not value.isdigit():
+    if value is None or version is None or not ascii_digits(value):
         return None
     return int(value), version
 

@@ -48,6 +48,7 @@ from tocsearch.storage._sqlite_fts import (
     upsert_segment_texts,
 )
 from tocsearch.storage.protocol import Storage
+from tocsearch.text import ascii_digits
 
 if TYPE_CHECKING:
     import numpy as np
@@ -300,7 +301,7 @@ class SearchIndex:
         """Merge the full-text tables when the index has grown enough since it was last
         merged (:mod:`tocsearch.index._merge`)."""
         events = meta.get("store_events", "")
-        if self._merge_refused or not events.isdigit():
+        if self._merge_refused or not ascii_digits(events):
             return
         if not merge_due(int(events), meta.get(MERGED_EVENTS)):
             return

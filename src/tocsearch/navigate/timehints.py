@@ -34,6 +34,7 @@ import attrs
 
 from tocsearch._checks import in_utc
 from tocsearch.errors import InvalidArgument
+from tocsearch.text import ascii_digits
 
 __all__ = ["TimeHints", "TimeRange", "parse_time_hints", "topic_without"]
 
@@ -250,7 +251,7 @@ class _Parser:
         if key in ("a", "couple") and self.key(index + (key == "a")) == "couple":
             after = index + (2 if key == "a" else 1)
             return 2, after + (self.key(after) == "of")
-        if key.isdigit() and 0 < int(key) <= 1000:
+        if ascii_digits(key) and 0 < int(key) <= 1000:
             return int(key), index + 1
         if key in _NUMBER_WORDS:
             return _NUMBER_WORDS[key], index + 1

@@ -42,6 +42,7 @@ from tocsearch.storage._files import (
     remove_file,
     write_atomically,
 )
+from tocsearch.text import ascii_digits
 
 __all__ = ["INDEX_SUFFIX", "LOG_SUFFIX", "EventEntry", "MonthLog", "month_of_event"]
 
@@ -157,7 +158,7 @@ class MonthLog:
                 if not (
                     isinstance(event_id, str)
                     and event_id.startswith(prefix)
-                    and event_id[EVENT_MS].isdigit()
+                    and ascii_digits(event_id[EVENT_MS])
                     and isinstance(offset, int)
                     and isinstance(length, int)
                 ):
