@@ -177,6 +177,20 @@ def tricky_segments(draw: st.DrawFn, day: date = date(2026, 1, 5)) -> TocNode:
 surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=())
 any_text = st.text(alphabet=st.characters(exclude_categories=()) | surrogates)
 
+# Ids no record can have: strings that are not ids (empty, malformed, unencodable), and values
+# that are not strings at all.
+malformed_ids = st.one_of(
+    st.sampled_from(["", "garbage", "grip:", "grip:x:y", "grip:1:", "grip:\udc80:odd"]),
+    any_text,
+)
+non_string_ids = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.binary(max_size=12),
+    st.tuples(st.text(max_size=4)),
+)
+
 
 # -- requests ----------------------------------------------------------------------------
 

@@ -26,13 +26,14 @@ from tests._support.storage_helpers import (
     make_node,
     open_store,
 )
-from tests.strategies import events, grips, toc_nodes
+from tests.strategies import events, grips, malformed_ids, non_string_ids, toc_nodes
 
 from tocsearch import ids
 from tocsearch.errors import (
     EventNotFound,
     GripNotFound,
     InvalidArgument,
+    InvalidId,
     NodeNotFound,
     StoreClosed,
     StoreReadOnly,
@@ -131,28 +132,37 @@ class StoreModel(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def grips_at_once(self, data: st.DataObject) -> None:
-        """find_grips of stored, missing, repeated and empty ids is find_grip of each, in the
-        order first asked, the missing left out."""
+        """find_grips of stored, missing, repeated, empty and malformed ids is find_grip of
+        each, in the order first asked, the missing left out; an id that is not a string is
+        refused by both with the same InvalidId."""
         known = sorted(self.grips)
-        asked = data.draw(
-            st.lists(
-                st.sampled_from([*known, "grip:1:none", ""]) if known else st.just("grip:1:none"),
-                max_size=8,
-            )
-        )
+        some_id = st.sampled_from([*known, "grip:1:none"]) if known else st.just("grip:1:none")
+        asked: list[object] = data.draw(st.lists(some_id | malformed_ids, max_size=8))
+        if data.draw(st.booleans()):
+            odd = data.draw(non_string_ids)
+            asked.insert(data.draw(st.integers(0, len(asked))), odd)
+            with pytest.raises(InvalidId) as alone:
+                self.store.find_grip(odd)  # type: ignore[arg-type]
+            with pytest.raises(InvalidId) as batched:
+                self.store.find_grips(asked)  # type: ignore[arg-type]
+            assert str(batched.value) == str(alone.value)
+            assert repr(odd) in str(alone.value)
+            return
         expected = {
             grip_id: self.grips[grip_id]
             for grip_id in dict.fromkeys(asked)
-            if grip_id in self.grips
+            if isinstance(grip_id, str) and grip_id in self.grips
         }
-        found = self.store.find_grips(asked)
+        found = self.store.find_grips(asked)  # type: ignore[arg-type]
         assert found == expected
         assert list(found) == list(expected)
-        assert found == {
-            grip_id: grip
-            for grip_id in dict.fromkeys(asked)
-            if grip_id and (grip := self.store.find_grip(grip_id)) is not None
-        }
+        one_by_one = {}
+        for grip_id in dict.fromkeys(asked):
+            assert isinstance(grip_id, str)
+            grip = self.store.find_grip(grip_id)
+            if grip is not None:
+                one_by_one[grip_id] = grip
+        assert found == one_by_one
 
     @rule(batch=st.lists(events(), max_size=4))
     def put_events(self, batch: list[Event]) -> None:
@@ -352,8 +362,8 @@ def test_missing_records_raise_not_found_and_find_returns_none(store: Storage) -
 
 
 def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
-    """find_grips reads more ids than one SQL query binds, skips what no grip can be named by
-    and keeps the order asked."""
+    """find_grips reads more ids than one SQL query binds, skips strings no grip can be named
+    by and keeps the order asked."""
     stored = [
         Grip(
             grip_id=ids.grip_id(_T0, f"g{n}"),
@@ -366,9 +376,9 @@ def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
         for n in range(1_200)
     ]
     store.put_grips(stored)
-    asked: list[object] = [grip.grip_id for grip in reversed(stored)]
-    asked[5:5] = ["", "grip:1:none", 7, None, "grip:\udc80:odd", stored[0].grip_id]
-    found = store.find_grips(asked)  # type: ignore[arg-type]
+    asked = [grip.grip_id for grip in reversed(stored)]
+    asked[5:5] = ["", "grip:1:none", "garbage", "grip:\udc80:odd", stored[0].grip_id]
+    found = store.find_grips(asked)
     first_asked = [grip.grip_id for grip in reversed(stored)]
     first_asked.remove(stored[0].grip_id)
     first_asked.insert(5, stored[0].grip_id)
@@ -378,6 +388,30 @@ def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
     store.close()
     with pytest.raises(StoreClosed):
         store.find_grips(())
+
+
+def test_ids_that_are_not_strings_are_refused_alone_and_in_a_batch(store: Storage) -> None:
+    """find_grip, get_grip and find_grips refuse an id that is not a string with one
+    InvalidId naming it, and find_grips refuses one string given for the whole collection."""
+    grip = Grip(
+        grip_id=ids.grip_id(_T0, "g"),
+        excerpt="excerpt",
+        event_id_start=ids.event_id(_T0, "s"),
+        event_id_end=ids.event_id(_T0, "s"),
+        timestamp=_T0,
+        source="test",
+    )
+    store.put_grip(grip)
+    message = "grip_id must be a string, got bytes b'grip:1:x'"
+    with pytest.raises(InvalidId, match=message):
+        store.find_grip(b"grip:1:x")  # type: ignore[arg-type]
+    with pytest.raises(InvalidId, match=message):
+        store.get_grip(b"grip:1:x")  # type: ignore[arg-type]
+    with pytest.raises(InvalidId, match=message):
+        store.find_grips([grip.grip_id, b"grip:1:x"])  # type: ignore[list-item]
+    with pytest.raises(InvalidArgument, match="not one string"):
+        store.find_grips(grip.grip_id)
+    assert store.find_grips([grip.grip_id]) == {grip.grip_id: grip}
 
 
 def test_empty_ids_are_invalid_arguments(store: Storage) -> None:

@@ -14,6 +14,7 @@ from tocsearch.errors import (
     EventNotFound,
     GripNotFound,
     InvalidArgument,
+    InvalidId,
     NodeNotFound,
     StoreClosed,
 )
@@ -23,7 +24,24 @@ from tocsearch.models import Event, Grip, TocNode
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["StorageCommon"]
+__all__ = ["StorageCommon", "require_string_id"]
+
+
+def require_string_id(kind: str, value: object) -> None:
+    """Refuse an id that is not a string: no record can have it, and answering None (or
+    leaving it out of a batch) would hide the caller's mistake. Every ``find_*``/``get_*`` of
+    a grip refuses it the same way, alone or in a batch.
+
+    >>> require_string_id("grip_id", 7)
+    Traceback (most recent call last):
+    ...
+    tocsearch.errors.InvalidId: grip_id must be a string, got int 7
+
+    Raises:
+        InvalidId: ``value`` is not a ``str``.
+    """
+    if not isinstance(value, str):
+        raise InvalidId(f"{kind} must be a string, got {type(value).__name__} {value!r}")
 
 
 class StorageCommon(abc.ABC):
@@ -73,8 +91,23 @@ class StorageCommon(abc.ABC):
 
     @staticmethod
     def _require_id(kind: str, value: str) -> None:
-        if not isinstance(value, str) or not value:
+        require_string_id(kind, value)
+        if not value:
             raise InvalidArgument(f"{kind} must be a non-empty string, got {value!r}")
+
+    def _asked_grip_ids(self, grip_ids: Iterable[str]) -> list[str]:
+        """The distinct ids of a :meth:`find_grips` call, in the order first given, once the
+        store is known open and every id a string (a string given for the whole collection
+        would otherwise be read as one id per character, and find nothing)."""
+        self._ensure_open()
+        if isinstance(grip_ids, str):
+            raise InvalidArgument(
+                f"grip_ids must be a collection of grip ids, not one string: {grip_ids!r}"
+            )
+        asked = list(grip_ids)
+        for grip_id in asked:
+            require_string_id("grip_id", grip_id)
+        return list(dict.fromkeys(asked))
 
     # -- derived -----------------------------------------------------------------------------
     def put_node(self, node: TocNode) -> None:
@@ -102,13 +135,11 @@ class StorageCommon(abc.ABC):
 
     def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
         # One lookup per id: a backend that can read many grips at once overrides this.
-        self._ensure_open()
         found: dict[str, Grip] = {}
-        for grip_id in grip_ids:
-            if isinstance(grip_id, str) and grip_id not in found:
-                grip = self.find_grip(grip_id)
-                if grip is not None:
-                    found[grip_id] = grip
+        for grip_id in self._asked_grip_ids(grip_ids):
+            grip = self.find_grip(grip_id)
+            if grip is not None:
+                found[grip_id] = grip
         return found
 
     def put_event(self, event: Event) -> None:

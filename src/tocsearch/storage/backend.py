@@ -46,7 +46,7 @@ from datetime import datetime
 from tocsearch.errors import StoreCorrupted
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
-from tocsearch.storage._common import StorageCommon
+from tocsearch.storage._common import StorageCommon, require_string_id
 from tocsearch.storage._index import EventIndex, NodeIndex
 
 __all__ = ["Backend"]
@@ -188,9 +188,8 @@ class Backend(StorageCommon):
 
     def find_grip(self, grip_id: str) -> Grip | None:
         self._ensure_open()
-        if not isinstance(grip_id, str) or not grip_id:
-            return None
-        return self._read_grip(grip_id)
+        require_string_id("grip_id", grip_id)
+        return self._read_grip(grip_id) if grip_id else None
 
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_open()

@@ -98,14 +98,23 @@ class Storage(Protocol):
         ...
 
     def find_grip(self, grip_id: str) -> Grip | None:
-        """The grip with this id, or None."""
+        """The grip with this id, or None for a string that names no stored grip (empty or
+        malformed included).
+
+        Raises:
+            InvalidId: ``grip_id`` is not a string.
+        """
         ...
 
     def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
         """The stored grips among ``grip_ids``, by id, in the order the ids are first given;
         ids that name no stored grip are left out. One read for the lot where the backend
         can (a bullet's grips, an answer's grips), the same grips as :meth:`find_grip` of
-        each id.
+        each id, and the same refusal.
+
+        Raises:
+            InvalidId: an id is not a string (nothing is read).
+            InvalidArgument: ``grip_ids`` is one string rather than a collection of ids.
         """
         ...
 

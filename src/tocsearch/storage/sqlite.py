@@ -26,7 +26,7 @@ from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.ids import event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
-from tocsearch.storage._common import StorageCommon
+from tocsearch.storage._common import StorageCommon, require_string_id
 from tocsearch.storage._files import refuse_links, remove_temp_files
 from tocsearch.storage._files_store import (
     MARKER_NAME,
@@ -288,6 +288,7 @@ class SqliteStorage(StorageCommon):
 
     def find_grip(self, grip_id: str) -> Grip | None:
         self._ensure_open()
+        require_string_id("grip_id", grip_id)
         key = _key(grip_id)
         if key is None:
             return None
@@ -296,8 +297,7 @@ class SqliteStorage(StorageCommon):
 
     def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
         """The stored grips among ``grip_ids``, by id, read by one query per 500 ids."""
-        self._ensure_open()
-        keys = [key for key in dict.fromkeys(map(_key, grip_ids)) if key is not None]
+        keys = [key for key in map(_key, self._asked_grip_ids(grip_ids)) if key is not None]
         rows = self._db.rows_in(
             "SELECT grip_id, record FROM grips WHERE grip_id IN ({marks})", keys
         )
