@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.strategies import suffixes, utc_datetimes
@@ -466,3 +466,52 @@ def test_checking_an_id_refuses_exactly_what_parsing_refuses(value: object) -> N
         except InvalidId as error:
             checked = str(error)
         assert checked == parsed
+
+
+# Arabic-Indic digits: str.isdigit and a regex's \d accept them, and int() reads them.
+_DIGITS = st.text(alphabet="0123456789\u0660\u0661\u0662\u0669", min_size=1, max_size=13)
+id_texts = st.one_of(
+    st.builds("evt:{}:{}".format, _DIGITS, suffixes),
+    st.builds("grip:{}:{}".format, _DIGITS, suffixes),
+    st.builds("toc:year:{}".format, _DIGITS),
+    st.builds("toc:month:{}-{}".format, _DIGITS, _DIGITS),
+    st.builds("toc:week:{}-W{}".format, _DIGITS, _DIGITS),
+    st.builds("toc:day:{}-{}-{}".format, _DIGITS, _DIGITS, _DIGITS),
+    st.builds("toc:segment:{}-{}-{}:{}".format, _DIGITS, _DIGITS, _DIGITS, suffixes),
+)
+
+
+def _reformatted(value: str) -> str | None:
+    """The id that the parts ``value`` parses to format to, or None when it does not parse."""
+    try:
+        if value.startswith(ids.EVENT_PREFIX):
+            return ids.event_id(*ids.parse_event_id(value))
+        if value.startswith(ids.GRIP_PREFIX):
+            return ids.grip_id(*ids.parse_grip_id(value))
+        key = ids.parse_node_id(value)
+    except InvalidId:
+        return None
+    if key.level is TocLevel.SEGMENT:
+        assert key.suffix is not None
+        return ids.segment_id(key.first_day, key.suffix)
+    return ids.calendar_node_id(key.level, key.first_day)
+
+
+@given(value=id_texts)
+@example(
+    value="evt:\u0661\u0667\u0666\u0669\u0667\u0667\u0669\u0665\u0660\u0660\u0660\u0660\u0660:q1"
+)
+@example(value="toc:year:\u0662\u0660\u0662\u0666")
+@example(value="grip:\u0661:x")
+def test_an_id_that_parses_is_written_in_ascii_digits(value: str) -> None:
+    """Ids are read from the digits 0-9 only (a regex's \\d also takes other scripts' digits,
+    which int() reads): an accepted id is the one its parts format to, so event ids keep
+    sorting in time order and a stored id is found under its own time."""
+    again = _reformatted(value)
+    if again is not None:
+        assert value.isascii(), value
+        # Grip ids carry unpadded milliseconds, so leading zeros are their one freedom.
+        head, ms, suffix = (
+            value.split(":", 2) if value.startswith(ids.GRIP_PREFIX) else ("", "", "")
+        )
+        assert again == (f"{head}:{int(ms)}:{suffix}" if head else value)

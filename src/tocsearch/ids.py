@@ -70,6 +70,8 @@ reads the time of an id already known to be valid (a stored one) without parsing
 
 _MAX_EPOCH_MS = 10**13 - 1  # 13 digits: up to the year 2286
 _SUFFIX = r"[A-Za-z0-9_.:-]{1,200}"
+# re.ASCII: \d alone also matches other scripts' digits, which int() reads, so an id written
+# in them would parse to a time while sorting and comparing unlike the id of that time.
 _NODE_RE = re.compile(
     r"toc:(?:"
     r"year:(?P<year>\d{4})"
@@ -77,10 +79,11 @@ _NODE_RE = re.compile(
     r"|week:(?P<w_year>\d{4})-W(?P<week>\d{2})"
     r"|day:(?P<day>\d{4}-\d{2}-\d{2})"
     r"|segment:(?P<s_day>\d{4}-\d{2}-\d{2}):(?P<suffix>" + _SUFFIX + r")"
-    r")"
+    r")",
+    re.ASCII,
 )
-_EVENT_RE = re.compile(EVENT_PREFIX + r"(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")")
-_GRIP_RE = re.compile(GRIP_PREFIX + r"(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")")
+_EVENT_RE = re.compile(EVENT_PREFIX + r"(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")", re.ASCII)
+_GRIP_RE = re.compile(GRIP_PREFIX + r"(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")", re.ASCII)
 _SUFFIX_RE = re.compile(_SUFFIX)
 
 
