@@ -206,6 +206,29 @@ def test_a_full_digest_sized_is_the_sized_digest_of_its_positions(positions: set
     assert full.sized().bits == TermDigest.from_positions(positions, sized=True).bits
 
 
+@given(
+    st.sets(st.integers(min_value=0, max_value=DIGEST_BITS - 1), max_size=3000),
+    st.integers(min_value=9, max_value=18),
+)
+def test_a_folded_digest_sets_each_position_modulo_its_size(positions: set[int], log2: int) -> None:
+    """Folding a full-size digest to any smaller size sets exactly the bits its positions
+    fall on at that size, and a count of the positions given to ``sized`` changes nothing."""
+    full = TermDigest.from_positions(positions)
+    bits = 1 << log2
+    expected = bytearray(bits // 8)
+    for position in positions:
+        expected[(position % bits) >> 3] |= 1 << (position & 7)
+    assert full.folded(bits).bitmap == bytes(expected)
+    assert full.sized(positions=len(positions)) == full.sized()
+
+
+@pytest.mark.parametrize("bits", [256, 1000, 1024 + 8, DIGEST_BITS * 2, 0, -512])
+def test_a_fold_to_a_size_no_digest_has_is_refused(bits: int) -> None:
+    """Folding to a size that is not a smaller digest size is refused with a clear error."""
+    with pytest.raises(InvalidArgument, match=f"not {bits}"):
+        TermDigest.from_texts(["postgres"]).folded(bits)
+
+
 @pytest.mark.parametrize("position", [DIGEST_BITS, DIGEST_BITS * 2, -DIGEST_BITS - 1])
 def test_a_full_size_position_out_of_range_is_refused(position: int) -> None:
     """A bit position no full-size digest has is refused with a clear error."""

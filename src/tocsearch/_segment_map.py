@@ -270,10 +270,7 @@ def _row(digest: TermDigest, bits: int) -> bytes:
     width = bits // 8
     if len(bitmap) <= width:
         return bitmap * (width // len(bitmap))
-    folded = 0
-    for start in range(0, len(bitmap), width):
-        folded |= int.from_bytes(bitmap[start : start + width], "little")
-    return folded.to_bytes(width, "little")
+    return digest.folded(bits).bitmap
 
 
 def attach(digest_text: str, segment_map: SegmentMap) -> str:

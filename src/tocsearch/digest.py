@@ -69,6 +69,8 @@ _SEED_A = 0x5BD1E995
 _SEED_B = 0x1B873593
 # The value of each bit of a byte, by its index.
 _BIT = tuple(1 << index for index in range(8))
+# The slice a fold (TermDigest.folded) converts to an integer at a time, in bytes.
+_FOLD_SLICE = 1024
 # Words recur across the events of a history: their keys and bits are worked out once.
 _CACHED_WORDS = 1 << 16
 
@@ -261,23 +263,58 @@ class TermDigest:
         bits = _bits_for(len(positions)) if sized else DIGEST_BITS
         return cls._of_positions(positions, bits)
 
-    def sized(self) -> TermDigest:
+    def sized(self, *, positions: int | None = None) -> TermDigest:
         """This digest at the size :meth:`sized_for` gives the texts it holds: the bitmap
-        folded in halves, the upper half ORed onto the lower, a few steps on whole integers
-        instead of one step per bit position. A day of one segment sets its bits once, for
-        the day's digest, and folds them for the segment's.
+        folded (:meth:`folded`), a few steps on whole integers instead of one step per bit
+        position. A day of one segment sets its bits once, for the day's digest, and folds
+        them for the segment's.
+
+        Args:
+            positions: how many bits this digest sets, when the caller knows it (the length
+                of the :func:`text_positions` it was made from), so they need not be counted.
 
         >>> texts = ["Rotated the Postgres credentials"]
         >>> TermDigest.from_texts(texts).sized() == TermDigest.sized_for(texts)
         True
         """
-        value = int.from_bytes(self._bitmap, "little")
-        bits = min(_bits_for(value.bit_count()), self.bits)
-        size = self.bits
+        if positions is None:
+            positions = int.from_bytes(self._bitmap, "little").bit_count()
+        return self.folded(min(_bits_for(positions), self.bits))
+
+    def folded(self, bits: int) -> TermDigest:
+        """This digest on ``bits`` bits (a size no larger than its own): bit ``p & (bits - 1)``
+        is set wherever bit ``p`` is, so it holds every term this one holds. The bitmap's
+        slices of ``bits`` bits are ORed together, as folding it in halves would.
+
+        >>> digest = TermDigest.from_texts(["Rotated the Postgres credentials"])
+        >>> small = digest.folded(1024)
+        >>> small.bits, small.may_contain("postgr")
+        (1024, True)
+
+        Raises:
+            InvalidArgument: ``bits`` is not a digest size no larger than this one's.
+        """
+        bitmap = self._bitmap
+        width = bits // 8 if isinstance(bits, int) else 0
+        if width * 8 != bits or not _valid_size(width) or width > len(bitmap):
+            raise InvalidArgument(
+                f"a digest of {self.bits} bits folds to a power of two from {SMALLEST_BITS} "
+                f"to {self.bits} bits, not {bits}"
+            )
+        if width == len(bitmap):
+            return self
+        # Slices of a kilobyte or more are converted and joined first, and only what is
+        # left is halved: halving a 32 KiB integer takes a mask and a shift of all of it,
+        # and converting slices of a few bytes costs more per byte than the slices hold.
+        step = max(width, _FOLD_SLICE)
+        value = 0
+        for start in range(0, len(bitmap), step):
+            value |= int.from_bytes(bitmap[start : start + step], "little")
+        size = step * 8
         while size > bits:
             size >>= 1
             value = (value & ((1 << size) - 1)) | (value >> size)
-        return TermDigest(value.to_bytes(size // 8, "little"))
+        return TermDigest(value.to_bytes(width, "little"))
 
     def union(self, others: Iterable[TermDigest]) -> TermDigest:
         """The digest of everything this one or any of ``others`` holds.

@@ -204,7 +204,7 @@ class DayMaker:
         positions = built[node.node_id] = segment_positions(plan.events, node)
         if alone:
             full = TermDigest.from_positions(positions)
-            return attrs.evolve(node, digest=full.sized().to_text()), full
+            return attrs.evolve(node, digest=full.sized(positions=len(positions)).to_text()), full
         digest = TermDigest.from_positions(positions, sized=True)
         return attrs.evolve(node, digest=digest.to_text()), None
 
