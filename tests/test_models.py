@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tests.strategies import events, grips, toc_nodes
 from tocsearch import ids
@@ -102,6 +104,45 @@ def test_aware_times_are_converted_to_utc() -> None:
         assert stored.tzinfo is timezone.utc
         assert stored == T0
         assert stored.hour == 9
+
+
+any_offset = st.builds(
+    timezone,
+    st.timedeltas(
+        min_value=timedelta(hours=-23, minutes=-59), max_value=timedelta(hours=23, minutes=59)
+    ),
+)
+
+
+@given(
+    field=st.sampled_from(TIME_FIELDS),
+    when=st.datetimes(timezones=any_offset),
+)
+@example(field=("event", "timestamp"), when=datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))))
+@example(
+    field=("node", "end_time"),
+    when=datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))),
+)
+def test_any_aware_time_is_stored_in_utc_or_refused_by_name(
+    field: tuple[str, str], when: datetime
+) -> None:
+    """Any aware datetime is stored as the same instant in UTC, or refused with an
+    InvalidArgument; one whose instant lies outside the dates a UTC datetime can hold (early
+    on 0001-01-01 east of Greenwich, late on 9999-12-31 west of it) is refused by its value."""
+    record, name = field
+    try:
+        when.astimezone(timezone.utc)
+    except OverflowError:
+        with pytest.raises(InvalidArgument, match=re.escape(f"{when.isoformat()} lies outside")):
+            MAKERS[record](**{name: when})
+        return
+    try:
+        made = MAKERS[record](**{name: when})
+    except InvalidArgument:
+        return  # refused for another reason (an id or an order it breaks)
+    stored = getattr(made, name)
+    assert stored == when
+    assert stored.tzinfo is timezone.utc
 
 
 def test_node_end_before_start_rejected() -> None:

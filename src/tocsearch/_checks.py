@@ -62,13 +62,22 @@ def in_utc(
 
     Raises:
         InvalidArgument: (or the subclass ``error``) it is not a datetime, or it is naive: a
-            naive time could be any of 26 hours, so no zone is guessed for it.
+            naive time could be any of 26 hours, so no zone is guessed for it; or its instant
+            has no UTC datetime (early on 0001-01-01 east of Greenwich, late on 9999-12-31
+            west of it).
     """
     if not isinstance(value, datetime):
         raise error(f"{name} must be a datetime, got {type(value).__name__}: {value!r}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise error(f"{name} must be timezone-aware, got naive {value.isoformat()}")
-    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
+    if value.tzinfo is timezone.utc:
+        return value
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise error(
+            f"{name} {value.isoformat()} lies outside the dates a UTC datetime can hold"
+        ) from None
 
 
 def records_of(kind: type[_R], values: Iterable[_R], name: str) -> tuple[_R, ...]:
