@@ -302,16 +302,28 @@ def test_past_hints_are_nonempty_past_ranges_cut_from_the_topic(
     assert hints.phrases == (hint,)
 
 
+# Fixed offsets east and west of Greenwich: at the ends of the years a question may be asked
+# in, a local midnight lies in the year before or after in UTC.
+OFFSETS = st.integers(min_value=-12 * 60, max_value=14 * 60).map(
+    lambda minutes: timezone(timedelta(minutes=minutes))
+)
+
+
 @given(
     now=st.datetimes(
-        min_value=datetime(2000, 1, 1),
-        max_value=datetime(2200, 12, 31),
-        timezones=st.just(timezone.utc),
+        min_value=datetime(1970, 1, 1),
+        max_value=datetime(2286, 12, 31, 23, 59, 59),
+        timezones=OFFSETS,
     ),
     # Superscripts and other scripts' digits pass str.isdigit but not always int().
-    query=st.text(alphabet="abcdefgjmnoprstuwy0123456789\u00b9\u00b2\u0663\u2460 -,", max_size=40),
+    query=st.text(alphabet="abcdefgjmnoprstuwyW0123456789\u00b9\u00b2\u0663\u2460 -,", max_size=40),
 )
 @example(now=datetime(2026, 11, 25, tzinfo=timezone.utc), query="\u00b9 days ago")
+@example(now=datetime(2026, 11, 25, tzinfo=timezone.utc), query="between 9999-12-31 and today")
+@example(now=datetime(2026, 11, 25, tzinfo=timezone.utc), query="9999-W52")
+@example(now=datetime(2026, 11, 25, tzinfo=timezone(timedelta(hours=5))), query="0001-01-01")
+@example(now=datetime(2286, 12, 31, 23, tzinfo=timezone(timedelta(hours=-12))), query="today")
+@example(now=datetime(1970, 1, 1, tzinfo=timezone(timedelta(hours=14))), query="1000 years ago")
 def test_any_text_parses_to_valid_ranges(now: datetime, query: str) -> None:
     """Arbitrary text never raises, and every range found is non-empty and aware."""
     hints = parse_time_hints(query, now)
@@ -319,3 +331,30 @@ def test_any_text_parses_to_valid_ranges(now: datetime, query: str) -> None:
     for found in hints.ranges:
         assert found.start < found.end
         assert found.start.tzinfo is timezone.utc
+
+
+def test_dates_outside_the_years_of_ids_are_no_hints() -> None:
+    """An ISO date or week in a year no event can carry is left in the topic, as an ISO month
+    or a bare year there is: 9999-12-31 has no next day to end its range."""
+    for query in ("9999-12-31", "9999-W52", "0001-01-01", "1969-W01", "2287-01-01"):
+        hints = parse_time_hints(f"logs from {query}", NOW)
+        assert hints.ranges == (), query
+        assert query in hints.topic
+    assert span("1970-01-01") == (date(1970, 1, 1), date(1970, 1, 1))
+    monday = date.fromisocalendar(2286, 52, 1)
+    assert span("2286-W52") == (monday, monday + timedelta(days=6))
+
+
+@given(
+    now=st.one_of(
+        st.datetimes(max_value=datetime(1969, 12, 31, 23, 59, 59), timezones=OFFSETS),
+        st.datetimes(min_value=datetime(2287, 1, 1), timezones=OFFSETS),
+    )
+)
+@example(now=datetime(9999, 12, 31, 12, tzinfo=timezone.utc))
+@example(now=datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))))
+def test_a_now_outside_the_years_of_ids_is_refused_by_value(now: datetime) -> None:
+    """A question asked on a day outside the years event ids carry is an InvalidArgument that
+    shows now, not an overflow: such a today may have no tomorrow to end its range."""
+    with pytest.raises(InvalidArgument, match=re.escape(now.isoformat())):
+        parse_time_hints("what did we do today", now)

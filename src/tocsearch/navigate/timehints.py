@@ -288,13 +288,19 @@ class _Parser:
 
     def _iso(self, index: int, _ref: date, _licensed: bool) -> tuple[_Period, int] | None:
         key = self.key(index)
+        # Like every year a hint names, an ISO date's or week's is one ids can carry: the
+        # last day of 9999 has no next day to end its range.
         if match := _ISO_WEEK.fullmatch(key):
+            if not _MIN_YEAR <= int(match[1]) <= _MAX_YEAR:
+                return None
             try:
                 monday = date.fromisocalendar(int(match[1]), int(match[2]), 1)
             except ValueError:
                 return None
             return _Period(monday, monday + timedelta(days=7), anchored=True), index + 1
         if match := _ISO_DATE.fullmatch(key):
+            if not _MIN_YEAR <= int(match[1]) <= _MAX_YEAR:
+                return None
             day = _valid_date(int(match[1]), int(match[2]), int(match[3]))
             return (_Period(day, day + _ONE_DAY, anchored=True), index + 1) if day else None
         if match := _ISO_MONTH.fullmatch(key):
@@ -541,7 +547,8 @@ def parse_time_hints(query: str, now: datetime) -> TimeHints:
     one range over the previous ISO week, and the phrase ``"last week"``.
 
     Raises:
-        InvalidArgument: ``now`` is naive or not a datetime, or ``query`` is not a string.
+        InvalidArgument: ``now`` is naive or not a datetime, or its date lies outside the
+            years event ids carry (1970 to 2286), or ``query`` is not a string.
     """
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {type(query).__name__}: {query!r}")
@@ -551,6 +558,13 @@ def parse_time_hints(query: str, now: datetime) -> TimeHints:
     zone = now.tzinfo
     assert zone is not None  # in_utc refused a naive now
     today = now.date()
+    # Every period a hint can name then has its bounds in the calendar ("1000 years ago" and
+    # "next year's" first day included), and no stored event lies on another day anyway.
+    if not _MIN_YEAR <= today.year <= _MAX_YEAR:
+        raise InvalidArgument(
+            f"now must lie in the years {_MIN_YEAR} to {_MAX_YEAR} that event ids carry, "
+            f"got {now.isoformat()}"
+        )
     tokens = [_Token(m[0], m.start(), m.end()) for m in _TOKEN.finditer(query)]
     parser = _Parser(tokens, today)
     found = _scan(parser)
