@@ -147,9 +147,18 @@ def window_bound(text: str) -> datetime | date:
 def day_bound(value: datetime | date | None, clock: tzinfo, *, end_of_day: bool) -> datetime | None:
     """A ``--since``/``--until`` value as a moment: a date is the midnight that starts it on
     ``clock``, or with ``end_of_day`` the one that ends it, so ``--until 2026-03-05`` includes
-    the 5th."""
+    the 5th.
+
+    Raises:
+        InvalidArgument: ``end_of_day`` and the date is 9999-12-31, which no midnight ends.
+    """
     if value is None or isinstance(value, datetime):
         return value
+    if end_of_day and value == date.max:
+        raise InvalidArgument(
+            f"--until {value.isoformat()}: no midnight ends the last day of the calendar; "
+            "give an earlier date"
+        )
     day = value + timedelta(days=1) if end_of_day else value
     return datetime.combine(day, time(), tzinfo=clock)
 

@@ -23,6 +23,7 @@ from tocsearch.cli._common import (
     zone,
 )
 from tocsearch.converter import to_dict
+from tocsearch.errors import InvalidArgument
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.index._sidecar import existing_index
 from tocsearch.ingest import TocBuilder
@@ -154,7 +155,12 @@ def _asked_at(args: argparse.Namespace, default: datetime | None = None) -> date
     current time) in the ``--tz`` zone (else the system's)."""
     clock = asker_zone(args)
     moment = args.now or default or datetime.now(clock)
-    return moment.astimezone(clock)
+    try:
+        return moment.astimezone(clock)
+    except OverflowError:
+        raise InvalidArgument(
+            f"--now {moment.isoformat()} lies outside the dates a datetime can hold in {clock}"
+        ) from None
 
 
 def _take_search_query(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
