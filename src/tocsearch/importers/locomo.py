@@ -102,10 +102,13 @@ def turn_times(start: datetime, count: int) -> list[datetime]:
     """
     if count <= 0:
         return []
-    midnight = datetime(start.year, start.month, start.day, tzinfo=start.tzinfo) + timedelta(days=1)
+    # The time left before the next midnight, worked out without making that midnight: after
+    # 9999-12-31 there is none to make.
+    into_day = start - datetime(start.year, start.month, start.day, tzinfo=start.tzinfo)
+    room = timedelta(days=1) - into_day
     step = TURN_STEP
-    if start + step * (count - 1) >= midnight:
-        room_ms = (midnight - start) // timedelta(milliseconds=1)
+    if step * (count - 1) >= room:
+        room_ms = room // timedelta(milliseconds=1)
         step = timedelta(milliseconds=max(0, (room_ms - 1) // max(1, count - 1)))
     return [start + step * index for index in range(count)]
 
