@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch._clock import local_time, local_zone, parse_zone, zone_name
@@ -48,6 +48,37 @@ def test_any_text_is_a_zone_or_a_clear_error(text: str) -> None:
         assert "time zone" in message
     else:
         assert datetime(2026, 1, 1, tzinfo=found).utcoffset() is not None
+
+
+# Arabic-Indic five: a regex's \\d matches it and int() reads it as 5.
+_OFFSET_DIGITS = "0123456789\u0665"
+
+
+@given(
+    prefix=st.sampled_from(["", "UTC", "GMT", "utc"]),
+    sign=st.sampled_from("+-"),
+    hours=st.text(alphabet=_OFFSET_DIGITS, min_size=1, max_size=2),
+    minutes=st.one_of(st.just(""), st.text(alphabet=_OFFSET_DIGITS, min_size=2, max_size=2)),
+)
+@example(prefix="", sign="+", hours="5", minutes="99")
+@example(prefix="", sign="+", hours="00", minutes="60")
+@example(prefix="UTC", sign="+", hours="\u0665", minutes="")
+def test_a_written_offset_is_read_as_written_or_refused(
+    prefix: str, sign: str, hours: str, minutes: str
+) -> None:
+    """``+H:MM`` is that many hours and minutes east (``-``: west) when written in the digits
+    0-9 with minutes under 60 and at most 14 hours; anything else is refused, never read as
+    another offset (+5:99 is not +06:39)."""
+    text = f"{prefix}{sign}{hours}" + (f":{minutes}" if minutes else "")
+    readable = text.isascii() and int(minutes or "0") < 60
+    if readable:
+        offset = timedelta(hours=int(hours), minutes=int(minutes or "0"))
+        readable = offset <= timedelta(hours=14)
+    if not readable:
+        with pytest.raises(InvalidArgument, match="time zone"):
+            parse_zone(text)
+        return
+    assert parse_zone(text).utcoffset(None) == (offset if sign == "+" else -offset)
 
 
 def test_the_system_zone_follows_tz(monkeypatch: pytest.MonkeyPatch) -> None:

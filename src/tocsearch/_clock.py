@@ -17,7 +17,8 @@ from tocsearch.errors import InvalidArgument
 
 __all__ = ["local_time", "local_zone", "parse_zone", "zone_name"]
 
-_OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
+# re.ASCII: \d alone also matches other scripts' digits (which int() reads).
+_OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE | re.ASCII)
 
 
 def parse_zone(text: str) -> tzinfo:
@@ -38,6 +39,8 @@ def parse_zone(text: str) -> tzinfo:
     offset = _OFFSET.match(name)
     if offset:
         sign, hours, minutes = offset.groups()
+        if int(minutes or 0) >= 60:
+            raise InvalidArgument(f"time zone offset {text!r} has {minutes} minutes")
         delta = timedelta(hours=int(hours), minutes=int(minutes or 0))
         if delta > timedelta(hours=14):
             raise InvalidArgument(f"time zone offset {text!r} is beyond 14 hours")
