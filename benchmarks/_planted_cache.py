@@ -57,6 +57,7 @@ __all__ = [
     "ensure_fts5",
     "ensure_history",
     "ensure_store",
+    "latest_built",
     "open_built",
     "source_digest",
 ]
@@ -197,6 +198,17 @@ def ensure_store(
     }
     _write_json(meta, record)
     return _built(record, directory, reused=False)
+
+
+def latest_built(history: History, backend: str) -> BuiltStore | None:
+    """The most recent finished build of ``backend`` for ``history``, whatever sources built
+    it (the store's format is what matters for opening it; its commit is reported)."""
+    metas = sorted(
+        history.directory.glob(f"{backend}-*/meta.json"), key=lambda path: path.stat().st_mtime
+    )
+    if not metas:
+        return None
+    return _built(json.loads(metas[-1].read_text(encoding="utf-8")), metas[-1].parent, reused=True)
 
 
 def open_built(store: BuiltStore) -> Storage:

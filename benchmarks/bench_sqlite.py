@@ -40,10 +40,10 @@ from benchmarks._planted_cache import (
     DEFAULT_ROOT,
     BuiltStore,
     History,
-    _built,
     ensure_fts5,
     ensure_history,
     ensure_store,
+    latest_built,
 )
 from tocsearch.converter import from_json
 from tocsearch.importers import load_jsonl
@@ -110,17 +110,6 @@ def measure_writes(events: Sequence[Event], backends: Sequence[str], repeats: in
 
 
 # -- 2. through the pipeline ---------------------------------------------------------------------
-def _latest_built(history: History, backend: str) -> BuiltStore | None:
-    """The most recent finished build of ``backend`` for ``history``, whatever sources built
-    it (the store's format is what matters for opening it; its commit is reported)."""
-    metas = sorted(
-        history.directory.glob(f"{backend}-*/meta.json"), key=lambda path: path.stat().st_mtime
-    )
-    if not metas:
-        return None
-    return _built(json.loads(metas[-1].read_text(encoding="utf-8")), metas[-1].parent, reused=True)
-
-
 def measure_builds(
     history: History, backends: Sequence[str], *, any_build: bool = False
 ) -> tuple[str, dict[str, BuiltStore]]:
@@ -129,7 +118,7 @@ def measure_builds(
     built = {}
     for backend in backends:
         print(f"<!-- build: {history.events:,} into {backend} -->", file=sys.stderr, flush=True)
-        latest = _latest_built(history, backend) if any_build else None
+        latest = latest_built(history, backend) if any_build else None
         built[backend] = latest if latest is not None else ensure_store(history, backend)
     lines = [
         "| backend | events | nodes | build s | events/s | built |",

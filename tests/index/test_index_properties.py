@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import events, toc_nodes
+from tests.strategies import events, sentences, toc_nodes
 
 from tocsearch.index import HashingEmbedder, IndexingStorage, SearchIndex
+from tocsearch.index._embedder import normalized_rows
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
 from tocsearch.storage import InMemoryStorage, Storage
+from tocsearch.storage._sqlite_fts import event_text
 
 _segments = toc_nodes(TocLevel.SEGMENT)
 
@@ -37,6 +40,18 @@ _operations = st.lists(
     max_size=12,
 )
 
+# Batches that also put stored events again with another text, and delete stored events.
+_event_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("events"), st.lists(events(), min_size=1, max_size=4)),
+        st.tuples(st.just("retext"), st.tuples(st.integers(0, 10), sentences)),
+        st.tuples(st.just("forget"), st.lists(st.integers(0, 10), min_size=1, max_size=3)),
+        st.tuples(st.just("segments"), st.integers(1, 3)),
+        st.tuples(st.just("delete"), st.integers(0, 10)),
+    ),
+    max_size=12,
+)
+
 
 def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]]) -> None:
     pool: dict[str, Event] = {}
@@ -51,6 +66,21 @@ def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]
             ids = sorted(store.iter_node_ids())
             if ids:
                 store.delete_node(ids[value % len(ids)])
+        elif kind == "retext":
+            stored = sorted(pool)
+            if stored:
+                at, text = value
+                changed = attrs.evolve(pool[stored[at % len(stored)]], text=text)
+                store.put_events([changed])
+                pool[changed.event_id] = changed
+        elif kind == "forget":
+            # Events no segment owns: forgetting an owned one rebuilds its segment first.
+            stored = sorted(pool.keys() - given_out)
+            if stored:
+                gone = {stored[at % len(stored)] for at in value}
+                store.delete_events(sorted(gone))
+                for event_id in gone:
+                    del pool[event_id]
         else:
             store.put_node(value)
 
@@ -81,3 +111,30 @@ def test_sync_after_writes_behind_the_index_restores_agreement(
     _apply(plain, data, operations)
     index.sync()
     index.check()
+
+
+@settings(max_examples=30)
+@given(st.data(), _event_operations)
+def test_every_event_has_one_vector_of_its_current_text_after_any_batches(
+    data: st.DataObject, operations: list[tuple[str, Any]]
+) -> None:
+    """After any sequence of batches (new events, events put again with another text) and
+    deletes made through IndexingStorage with an embedder, every stored event has exactly one
+    vector, the embedding of its current text, and no removed event keeps one."""
+    embedder = HashingEmbedder(8)
+    store = IndexingStorage(SearchIndex(InMemoryStorage(), embedder=embedder))
+    _apply(store, data, operations)
+    rows = store.index._connection.execute(
+        "SELECT events.event_id, vectors.embedding FROM vectors "
+        "LEFT JOIN events ON events.id = vectors.id"
+    ).fetchall()
+    vectors: dict[str | None, list[bytes]] = {}
+    for event_id, blob in rows:
+        vectors.setdefault(event_id, []).append(blob)
+    stored = {event.event_id: event for event in store.get_events()}
+    assert vectors.keys() == stored.keys()
+    for event_id, event in stored.items():
+        (blob,) = vectors[event_id]
+        expected = normalized_rows(embedder.embed([event_text(event)]))[0]
+        assert np.frombuffer(blob, dtype=np.float32).tolist() == expected.tolist()
+    store.index.check()

@@ -69,6 +69,8 @@ INDEX_FILE_NAME = "search-index.sqlite3"
 """The sidecar's file name inside a store directory."""
 
 _EMBED_BATCH = 64
+# Texts embedded between two commits of their vectors.
+_EMBED_CHUNK = _EMBED_BATCH * 16
 # Embedding models read a few hundred tokens; the rest of a long tool output would be cut anyway.
 _EMBED_CHARS = 2_000
 _BUSY_SECONDS = 10.0
@@ -127,6 +129,11 @@ class IndexSync:
             or self.segments_removed
             or self.vectors_added
         )
+
+
+def _embedding_text(event: Event) -> str:
+    """What an event's vector is made from: its indexed text, cut to :data:`_EMBED_CHARS`."""
+    return event_text(event)[:_EMBED_CHARS]
 
 
 def _is_segment(node_id: str) -> bool:
@@ -372,7 +379,10 @@ class SearchIndex:
         batch = list({event.event_id: event for event in events}.values())
         if not batch:
             return
-        # The batch's events lose their vectors: the next check scans for them.
+        # Taken before the write: whether every event had its vector, so that embedding the
+        # batch's own events leaves every event with one again, without a scan of them all.
+        complete = self._vectors_complete()
+        # The batch's events lose their vectors: until they have new ones, a check scans.
         self._embedded = None
         with self._transaction() as connection:
             connection.executemany(
@@ -387,8 +397,15 @@ class SearchIndex:
             connection.executemany(
                 "DELETE FROM vectors WHERE id = ?", ((rowids[e.event_id],) for e in batch)
             )
-        if embed:
+        if not embed or self.embedder is None:
+            return
+        if complete is None:
             self._embed_missing()
+            return
+        self._store_vectors([(rowids[event.event_id], _embedding_text(event)) for event in batch])
+        # The data_version read before the write: a commit by another connection since then
+        # (which may have left events without vectors) still makes the next check scan.
+        self._embedded = complete
 
     @staticmethod
     def _rowids(
@@ -473,15 +490,29 @@ class SearchIndex:
             if self.path is not None:
                 self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def _vectors_complete(self) -> tuple[int, str] | None:
+        """The state of the last complete check (``(data_version, embedder)``) when it still
+        holds, that is every event has its vector from this embedder; else None."""
+        if self.embedder is None or self._embedded is None:
+            return None
+        with self._errors():
+            (version,) = self._connection.execute("PRAGMA data_version").fetchone()
+        state = (version, self._embedder_key())
+        return state if self._embedded == state else None
+
     def _embed_missing(self) -> int:
+        """Embed every event without a vector from the current embedder (all of them when the
+        vectors came from another); skipped while :meth:`_vectors_complete` holds.
+
+        Runtime complexity: O(1) while complete; otherwise one scan of every event."""
         embedder = self.embedder
         if embedder is None:
             return 0
         key = self._embedder_key()
         with self._errors():
             # SQLite's data_version changes when another connection commits to the file: while
-            # it stays and this index wrote no event since, every event still has its vector,
-            # and the scan of every event for one without is skipped.
+            # it stays and this index wrote no event without its vector since, every event
+            # still has its vector, and the scan of every event for one without is skipped.
             (version,) = self._connection.execute("PRAGMA data_version").fetchone()
             if self._embedded == (version, key):
                 return 0
@@ -494,25 +525,30 @@ class SearchIndex:
                 "LEFT JOIN vectors ON vectors.id = events.id WHERE vectors.id IS NULL "
                 "ORDER BY events.id"
             ).fetchall()
-        added = 0
-        for start in range(0, len(missing), _EMBED_BATCH * 16):
-            chunk = missing[start : start + _EMBED_BATCH * 16]
-            texts = self._event_texts([event_id for _, event_id in chunk])
-            rows = self._embed(texts)
+        for start in range(0, len(missing), _EMBED_CHUNK):
+            self._store_vectors(self._event_texts(missing[start : start + _EMBED_CHUNK]))
+        self._embedded = (version, key)
+        return len(missing)
+
+    def _store_vectors(self, texts: Sequence[tuple[int, str]]) -> None:
+        """Embed ``(rowid, text)`` pairs and store each vector under its event's rowid, a
+        transaction per :data:`_EMBED_CHUNK` texts."""
+        for start in range(0, len(texts), _EMBED_CHUNK):
+            chunk = texts[start : start + _EMBED_CHUNK]
+            rows = self._embed([text for _, text in chunk])
             with self._transaction() as connection:
                 connection.executemany(
                     "INSERT OR REPLACE INTO vectors (id, embedding) VALUES (?, ?)",
                     ((rowid, rows[i].tobytes()) for i, (rowid, _) in enumerate(chunk)),
                 )
-            added += len(chunk)
-        self._embedded = (version, key)
-        return added
 
-    def _event_texts(self, event_ids: Sequence[str]) -> list[str]:
-        texts: list[str] = []
-        for event_id in event_ids:
+    def _event_texts(self, rows: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
+        """``(rowid, event_id)`` rows with the id replaced by the text the event's vector is
+        made from, read from the store (empty for an event the store no longer has)."""
+        texts: list[tuple[int, str]] = []
+        for rowid, event_id in rows:
             event = self.storage.find_event(event_id)
-            texts.append("" if event is None else event_text(event)[:_EMBED_CHARS])
+            texts.append((rowid, "" if event is None else _embedding_text(event)))
         return texts
 
     def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
