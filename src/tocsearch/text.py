@@ -19,6 +19,7 @@ __all__ = [
     "estimate_tokens",
     "normalize",
     "query_terms",
+    "tokens_for_characters",
 ]
 
 MIN_TERM_LENGTH = 3
@@ -148,4 +149,13 @@ def estimate_tokens(text: str) -> int:
     >>> estimate_tokens("JWT refresh tokens")
     6
     """
-    return math.ceil(len(text) / 3)
+    return tokens_for_characters(len(text))
+
+
+def tokens_for_characters(count: int) -> int:
+    """:func:`estimate_tokens` of any text of ``count`` characters.
+
+    >>> tokens_for_characters(len("JWT refresh tokens"))
+    6
+    """
+    return math.ceil(count / 3)

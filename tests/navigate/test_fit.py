@@ -240,3 +240,42 @@ def test_an_answer_fits_without_trimming(
     assert fitted.partial == (shaped < len(offered))
     if shaped < len(offered):
         assert fitted.reason.endswith(_note(shaped, len(offered)))
+
+
+@given(result=_results())
+def test_the_pieces_add_up_to_the_rendering_to_the_character(result: NavigationResult) -> None:
+    """For the default estimator the fit counts a result's characters from its pieces
+    instead of rendering it: the count is each rendering's length, to the character."""
+    meter = _Meter(estimate_tokens, result.zone)
+    meter.frame(result, result.tokens_used, reason=result.reason, partial=result.partial)
+    assert meter.characters(result) == _costs(result, _characters)
+    assert meter.rendered(result) == _costs(result, estimate_tokens)
+
+
+@given(
+    offered=st.lists(evidence_items(_SEGMENTS), max_size=12),
+    budget=st.integers(120, 2000),
+    reason=st.just("") | st.just(EXPLAINED) | sentences,
+    full_path=st.booleans(),
+    steps=st.just(()) | navigation_steps(),
+)
+def test_counting_characters_chooses_what_rendering_chooses(
+    offered: list[Evidence],
+    budget: int,
+    reason: str,
+    full_path: bool,
+    steps: tuple[NavigationStep, ...],
+) -> None:
+    """The fit with the default estimator (its pieces' characters added up) returns the
+    same answer, to its count of tokens, as with the same estimator under another name
+    (every choice confirmed by rendering it)."""
+    result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
+
+    def rendering(text: str) -> int:
+        return estimate_tokens(text)
+
+    counted, rendered = (
+        fit(result, offered, budget=budget, estimator=e, full_path=full_path, note=_note)
+        for e in (estimate_tokens, rendering)
+    )
+    assert counted == rendered

@@ -20,11 +20,12 @@ with the path). Neither may exceed the budget. Within it:
 Every piece is costed once, as the text it adds to each rendering: the frame (the result
 without path or evidence, at its widest: the budget as its count, the longer status), each
 candidate path, each item as it reads in its place, the note that says how many items fit.
-The choice adds the pieces up; the whole result is rendered once at the end to confirm, and
-trimmed only if the sum was off. For an estimator that counts characters (as
-:func:`~tocsearch.text.estimate_tokens` does) the sum is an upper bound of the rendering's
-cost, so the confirmation trims nothing; another estimator may not add up, and then the
-confirmation trims.
+The choice adds the pieces up; the whole result is measured once at the end to confirm, and
+trimmed only if the sum was off. For the default estimator,
+:func:`~tocsearch.text.estimate_tokens`, which counts characters, the sum is an upper bound
+of the rendering's cost, so the confirmation trims nothing, and the pieces' characters add up
+to the renderings' exactly, so the result is measured without being rendered. Another
+estimator may not add up: the result is rendered to confirm, and the confirmation trims.
 
 The chosen items are returned grouped by segment (:func:`grouped`), as both renderings show
 them.
@@ -33,7 +34,7 @@ them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -42,6 +43,7 @@ from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate._evidence_json import compact_item, segment_group
 from tocsearch.navigate.result import (
+    ELIDED_PATH_NOTE,
     EMPTY_EVIDENCE,
     EXPAND_EVENT,
     EXPAND_GRIP,
@@ -57,7 +59,13 @@ from tocsearch.navigate.result import (
     segment_markdown,
     step_dicts,
 )
-from tocsearch.text import ELLIPSIS, TokenEstimator, clip
+from tocsearch.text import (
+    ELLIPSIS,
+    TokenEstimator,
+    clip,
+    estimate_tokens,
+    tokens_for_characters,
+)
 
 __all__ = ["compact_path", "fit", "frame_cost", "grouped", "rendered_cost"]
 
@@ -102,6 +110,13 @@ class _Cost:
 
 
 _NOTHING = _Cost(0, 0)
+# The Markdown's last line when it cites statements with grips and no event.
+_GRIPS_CLOSING = f"\n{EXPAND_GRIP}\n"
+
+
+def _tokens_of(characters: _Cost) -> _Cost:
+    """:func:`~tocsearch.text.estimate_tokens` of texts of so many characters."""
+    return _Cost(tokens_for_characters(characters.json), tokens_for_characters(characters.markdown))
 
 
 def _costs(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
@@ -161,6 +176,28 @@ def compact_path(
     return tuple(compact)
 
 
+class _Paths:
+    """The full path and its two summaries (:func:`compact_path`, then its terse form), in
+    that order, each summary made when it is first asked for."""
+
+    def __init__(self, full: tuple[NavigationStep, ...]) -> None:
+        self._forms = [full]
+
+    def __getitem__(self, index: int) -> tuple[NavigationStep, ...]:
+        forms = self._forms
+        while len(forms) <= min(index, 2):
+            text = _COMPACT_TEXT if len(forms) == 1 else _TERSE_TEXT - 1
+            forms.append(compact_path(forms[0], text=text))
+        return forms[index]
+
+    def __iter__(self) -> Iterator[tuple[NavigationStep, ...]]:
+        return (self[index] for index in range(3))
+
+    def summaries(self) -> Iterator[tuple[NavigationStep, ...]]:
+        """The two summaries, one step per phase."""
+        return (self[index] for index in range(1, 3))
+
+
 class _Meter:
     """What the pieces of a result add to its renderings, each measured once: the frame, a
     path, an item (as it reads after its segment's first item, ``opener``, or with its
@@ -174,29 +211,50 @@ class _Meter:
         self._known: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
         self._paths: dict[int, tuple[tuple[NavigationStep, ...], _Cost]] = {}
         self._frame: tuple[NavigationResult, NavigationResult, dict[str, Any]] | None = None
+        self._budget = 0
+        self._frames: dict[tuple[str, bool], _Cost] = {}
         self._lean: dict[Evidence, Evidence] = {}
         self._dicts: dict[Evidence, dict[str, Any]] = {}
         self._least: dict[tuple[Evidence, Evidence | None, bool], tuple[_Cost, ...]] = {}
         self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
         self.nothing_found = _Cost(0, estimator(EMPTY_EVIDENCE))
         # The status line names the events' clock, and a last line says how to expand.
-        self._closing = max(
-            estimator(f", times {zone}\n{EXPAND_EVENT}\n"), estimator(f"\n{EXPAND_GRIP}\n")
-        )
+        self._events_closing = f", times {zone}\n{EXPAND_EVENT}\n"
+        self._closing = max(estimator(self._events_closing), estimator(_GRIPS_CLOSING))
+        # For the default estimator, which counts characters, the characters of each piece
+        # (the frame by reason and status, a path, an item in its place without the closing
+        # lines): they add up to the renderings exactly (see :meth:`rendered`).
+        self._counts_characters = estimator is estimate_tokens
+        self._characters: dict[object, _Cost] = {}
 
     def frame(self, result: NavigationResult, budget: int, *, reason: str, partial: bool) -> _Cost:
         """``result`` without path or evidence (nor what comes with its first item: the
         events' clock, the last line), with ``reason`` and ``partial`` and the budget as its
         count, the widest number it can show. Its JSON is made once for every reason."""
-        if self._frame is None or self._frame[0] is not result:
+        if self._frame is None or self._frame[0] is not result or self._budget != budget:
             frame = attrs.evolve(result, steps=(), evidence=(), tokens_used=budget)
             self._frame = (result, frame, frame.to_dict())
+            self._budget = budget
+            self._frames.clear()
+        known = self._frames.get((reason, partial))
+        if known is not None:
+            return known
         _, frame, data = self._frame
         shown = attrs.evolve(frame, reason=reason, partial=partial)
-        return _Cost(
-            self.estimator(_json({**data, "partial": partial, "reason": reason})),
-            self.estimator(frame_markdown(shown)),
+        cost = self._frames[reason, partial] = self._measured(
+            ("frame", reason, partial),
+            _json({**data, "partial": partial, "reason": reason}),
+            frame_markdown(shown),
         )
+        return cost
+
+    def _measured(self, key: object, json_text: str, markdown: str) -> _Cost:
+        """What the two texts of a piece cost; their characters are kept under ``key`` when
+        the estimator counts characters."""
+        if self._counts_characters:
+            characters = self._characters[key] = _Cost(len(json_text), len(markdown))
+            return _tokens_of(characters)
+        return _Cost(self.estimator(json_text), self.estimator(markdown))
 
     def path(self, steps: tuple[NavigationStep, ...]) -> _Cost:
         """What ``steps`` add to a result without a path."""
@@ -206,7 +264,7 @@ class _Meter:
         if known is not None and known[0] is steps:
             return known[1]
         shown = '"steps": ' + _json(step_dicts(steps)) + ", "
-        cost = _Cost(self.estimator(shown), self.estimator(path_markdown(steps)))
+        cost = self._measured(("path", id(steps)), shown, path_markdown(steps))
         self._paths[id(steps)] = (steps, cost)
         return cost
 
@@ -215,23 +273,72 @@ class _Meter:
         known = self._known.get(key)
         if known is not None:
             return known
-        estimator = self.estimator
         data = self._dict(item)
         if opener is None:
             group = segment_group(data)
             group["evidence"] = [compact_item(data, group)]
             lines = segment_markdown([item], self.zone)
-            cost = _Cost(estimator(_json(group) + ", "), estimator("\n".join(lines) + "\n\n"))
+            cost = self._measured(key, _json(group) + ", ", "\n".join(lines) + "\n\n")
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
             shown = compact_item(data, segment_group(self._dict(opener)))
             line = evidence_line(item, opener, self.zone)
-            cost = _Cost(estimator(_json(shown) + ", "), estimator(line + "\n"))
+            cost = self._measured(key, _json(shown) + ", ", line + "\n")
         if first:
             cost += _Cost(0, self._closing)
         self._known[key] = cost
         return cost
+
+    def rendered(self, result: NavigationResult) -> _Cost:
+        """What ``result`` costs in each rendering: this meter's frame (the result last given
+        to :meth:`frame`, the budget as its count) with a path, evidence, a reason and a
+        status of its own.
+
+        For an estimator that counts characters, the characters of its pieces add up to each
+        rendering exactly, so it is not rendered: the JSON is the frame, the path and each
+        item in its place, less the separator after the last segment; the Markdown is the
+        frame (less its note that the path was left out, when a path is shown), the path,
+        each item in its place and the closing lines of the evidence's kind (or the line that
+        says nothing was found). Otherwise the result is rendered and measured.
+        """
+        characters = self.characters(result)
+        return _costs(result, self.estimator) if characters is None else _tokens_of(characters)
+
+    def characters(self, result: NavigationResult) -> _Cost | None:
+        """The characters of each rendering of ``result`` (see :meth:`rendered`), added up
+        from its pieces; None when this meter does not count characters or ``result`` does
+        not carry the budget of its frame as its count."""
+        base = self._frame
+        if not self._counts_characters or base is None or result.tokens_used != self._budget:
+            return None
+        self.frame(base[0], self._budget, reason=result.reason, partial=result.partial)
+        characters = self._characters
+        total = characters["frame", result.reason, result.partial]
+        steps = result.steps
+        if steps:
+            self.path(steps)
+            total += characters["path", id(steps)]
+            if result.iterations:
+                total -= _Cost(0, len(ELIDED_PATH_NOTE))
+        evidence = result.evidence
+        if not evidence:
+            return total + _Cost(0, len(EMPTY_EVIDENCE))
+        # Each run of one segment's items is one group, under its first item's heading.
+        run = evidence[0]
+        for index, item in enumerate(evidence):
+            opener = run if index and run.segment_id == item.segment_id else None
+            self.item(item, opener=opener, first=index == 0)
+            total += characters[item, opener, index == 0]
+            if opener is None:
+                run = item
+        if any(item.kind is EvidenceKind.EVENT for item in evidence):
+            closing = len(self._events_closing)
+        elif any(item.grip_ids for item in evidence):
+            closing = len(_GRIPS_CLOSING)
+        else:
+            closing = 0
+        return total + _Cost(-2, closing)
 
     def _dict(self, item: Evidence) -> dict[str, Any]:
         """:func:`evidence_dict` of ``item``, made once (it is read, never changed)."""
@@ -422,15 +529,17 @@ def fit(
     if whole.widest > budget:
         # The frame does not fit as it is: in brief, if at all.
         _check_frame(result, brief, budget, estimator)
-    full = result.steps
-    paths = (full, compact_path(full), compact_path(full, text=_TERSE_TEXT - 1))
+    paths = _Paths(result.steps)
     counted = _counted(result.reason, len(offered), note)
-    # Not every item fits: the longer status and the reason with its note, at its widest.
-    cut = meter.frame(result, budget, reason=counted(len(offered) - 1), partial=True)
+
+    def cut() -> _Cost:
+        # Not every item fits: the longer status and the reason with its note, at its widest.
+        return meter.frame(result, budget, reason=counted(len(offered) - 1), partial=True)
+
     shaped = _settle(
         _shape(result, (whole, cut), offered, budget, meter, paths, full_path, counted),
         budget,
-        estimator,
+        meter,
         counted,
     )
     if len(shaped.evidence) < len(offered):
@@ -440,16 +549,20 @@ def fit(
         # (or as many, with more of their text).
         # The explanation shrinks with the budget; the evidence is what was asked for.
         told = _counted(brief.reason, len(offered), note)
+
+        def brief_cut() -> _Cost:
+            return meter.frame(result, budget, reason=told(len(offered) - 1), partial=True)
+
         bases = (
             meter.frame(result, budget, reason=brief.reason, partial=result.partial),
-            meter.frame(result, budget, reason=told(len(offered) - 1), partial=True),
+            brief_cut,
         )
         brief_shaped = _shape(
             brief, bases, offered, budget, meter, paths, full_path, told, path_share=0.0
         )
         # The confirmation only trims: a shape that returns no more before it cannot after.
         if _returned(brief_shaped) > _returned(shaped):
-            brief_shaped = _settle(brief_shaped, budget, estimator, told)
+            brief_shaped = _settle(brief_shaped, budget, meter, told)
             if _returned(brief_shaped) > _returned(shaped):
                 shaped = brief_shaped
     return shaped
@@ -476,20 +589,20 @@ def _returned(result: NavigationResult) -> tuple[int, int]:
 
 def _shape(
     result: NavigationResult,
-    bases: tuple[_Cost, _Cost],
+    bases: tuple[_Cost, Callable[[], _Cost]],
     offered: Sequence[Evidence],
     budget: int,
     meter: _Meter,
-    paths: tuple[tuple[NavigationStep, ...], ...],
+    paths: _Paths,
     full_path: bool,
     told: Callable[[int], str],
     *,
     path_share: float = _PATH_SHARE,
 ) -> NavigationResult:
     """``result`` with a path and the evidence chosen by the sum of their pieces' costs on the
-    frame's: ``bases`` are the frame's when every item fits and when not (its status and its
-    reason with the note of how many did, ``told``). ``paths`` are the full path and its two
-    summaries."""
+    frame's: ``bases`` are the frame's when every item fits and what gives it when not (its
+    status and its reason with the note of how many did, ``told``). ``paths`` are the full
+    path and its two summaries."""
     limit = _Cost(budget, budget)
     whole, cut = bases
     path, path_cost, chosen, used = _chosen(
@@ -497,7 +610,7 @@ def _shape(
     )
     if len(chosen) < len(offered):
         path, path_cost, chosen, used = _chosen(
-            cut, offered, limit, meter, paths, full_path, path_share
+            cut(), offered, limit, meter, paths, full_path, path_share
         )
     if not full_path:
         # What the evidence left may show more of the path.
@@ -523,7 +636,7 @@ def _chosen(
     offered: Sequence[Evidence],
     limit: _Cost,
     meter: _Meter,
-    paths: tuple[tuple[NavigationStep, ...], ...],
+    paths: _Paths,
     full_path: bool,
     path_share: float,
 ) -> tuple[tuple[NavigationStep, ...], _Cost, list[Evidence], _Cost]:
@@ -537,10 +650,10 @@ def _chosen(
         best = meter.item(offered[0], opener=None, first=True) if offered else _NOTHING
         keep = min(best.widest, (budget - widest) // 2)
         allowance = budget - widest - keep
-        candidates = paths
+        candidates = iter(paths)
     else:
         allowance = int(budget * path_share)
-        candidates = paths[1:]
+        candidates = paths.summaries()
     path: tuple[NavigationStep, ...] = ()
     path_cost = _NOTHING
     for candidate in candidates:
@@ -592,7 +705,7 @@ def _counted(reason: str, offered: int, note: Callable[[int, int], str]) -> Call
 def _settle(
     result: NavigationResult,
     budget: int,
-    estimator: TokenEstimator,
+    meter: _Meter,
     told: Callable[[int], str],
 ) -> NavigationResult:
     """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the sum
@@ -601,7 +714,7 @@ def _settle(
     items returned)."""
     while True:
         # ``result`` carries the budget as its count, the widest number it can show.
-        cost = rendered_cost(result, estimator)
+        cost = meter.rendered(result).widest
         if cost <= budget:
             return attrs.evolve(result, tokens_used=cost)
         if result.evidence:

@@ -27,6 +27,7 @@ from tocsearch.search import SearchField
 from tocsearch.text import clip
 
 __all__ = [
+    "ELIDED_PATH_NOTE",
     "EMPTY_EVIDENCE",
     "EXPAND_EVENT",
     "EXPAND_GRIP",
@@ -314,7 +315,7 @@ def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) 
     said = f"{status}: {result.reason}" if result.reason else status
     searches = f"{result.iterations} searches"
     if include_path and not result.steps:
-        searches += ", path left out" if result.iterations else ""
+        searches += ELIDED_PATH_NOTE if result.iterations else ""
     counts = (
         f"{searches}, {result.nodes_visited} nodes, "
         f"{result.tokens_used} of {result.token_budget} tokens"
@@ -423,6 +424,8 @@ def _with_defaults(data: Any, defaults: dict[str, Any]) -> Any:
     return {**defaults, **data}
 
 
+ELIDED_PATH_NOTE = ", path left out"
+"""What the Markdown's status line adds when searches ran and their path is not shown."""
 EMPTY_EVIDENCE = "No evidence found.\n\n"
 """The Markdown's evidence section when it has no item."""
 EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
