@@ -15,12 +15,13 @@ from collections.abc import Sequence
 
 import attrs
 
+from tocsearch._segment_map import positions
 from tocsearch.errors import NotFound
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._book import FULL
 from tocsearch.navigate._lens import Scored
-from tocsearch.navigate._walk import Walk, inside, level_of, search
+from tocsearch.navigate._walk import Walk, inside, level_of, search, wholly_inside
 from tocsearch.navigate.result import StepPhase, node_label
 from tocsearch.navigate.timehints import TimeRange
 
@@ -58,11 +59,13 @@ class _Descent:
         Dangling ids and vanished parents give nothing."""
         walk = self.walk
         seen = walk.trail.seen
-        found: dict[str, TocNode] = {}
+        found: set[str] = set()
         kept: dict[str, TocNode] = {}
         for parent in parents:
             self.opened.add(parent.node_id)
             seen.add(parent.node_id)
+            if self._mapped_children(parent, found, kept):
+                continue
             try:
                 children = walk.storage.get_child_nodes(parent.node_id)
             except NotFound:
@@ -77,11 +80,43 @@ class _Descent:
                 ):
                     fresh.setdefault(child.node_id, child)
             found.update(fresh)
-            # A day's segments are pruned by its segment map: no segment's digest decoded.
             for child in walk.lens.prune_children(parent, list(fresh.values())):
                 kept[child.node_id] = child
         self.pruned = (len(found) - len(kept), len(found))
         return sorted(kept.values(), key=time_order)
+
+    def _mapped_children(self, parent: TocNode, found: set[str], kept: dict[str, TocNode]) -> bool:
+        """:meth:`children` of a day whose segment map covers its children and which lies
+        inside the ranges: only the segments the map keeps are read (a day holds a hundred
+        or more, and rebuilding a stored segment costs microseconds), the others are counted
+        from the day's ids. Adds to ``found`` and ``kept``; False (nothing added) when the
+        day has no such map.
+
+        The map keeps every segment :meth:`~tocsearch.navigate._lens.Lens.prune_children`
+        keeps, so this keeps the same children; the count of those it did not read assumes
+        each is stored, a segment and inside the day, as the map was made from them."""
+        if parent.level is not TocLevel.DAY or not wholly_inside(parent, self.ranges):
+            return False
+        walk = self.walk
+        mapped = walk.lens.map_kept(parent, 1)
+        if mapped is None:
+            return False
+        ids = parent.child_node_ids
+        chosen = {ids[index] for index in positions(mapped)}
+        seen = walk.trail.seen
+        find = walk.storage.find_node
+        depth = parent.level.depth
+        for node_id in dict.fromkeys(ids):
+            if node_id in seen or node_id in found:
+                continue
+            if node_id not in chosen:
+                found.add(node_id)
+                continue
+            child = find(node_id)
+            if child is not None and child.level.depth > depth and inside(child, self.ranges):
+                found.add(node_id)
+                kept[node_id] = child
+        return True
 
     def pruned_note(self, level: TocLevel) -> str:
         """ "; skipped 11 of 12 month nodes: no term in their digest" after the last pruning,

@@ -23,7 +23,7 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._day_stacks import DayStack
 from tocsearch.navigate._lens import Lens
-from tocsearch.navigate._walk import Walk, inside, level_of
+from tocsearch.navigate._walk import Walk, inside, level_of, wholly_inside
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
@@ -240,9 +240,7 @@ class DigestRoute:
 
     def _within(self, day: TocNode) -> bool:
         """Whether every child of ``day`` lies inside the ranges: the day lies inside one."""
-        return not self.ranges or any(
-            span.start <= day.start_time and day.end_time < span.end for span in self.ranges
-        )
+        return wholly_inside(day, self.ranges)
 
     def _children_of(self, node: TocNode) -> tuple[list[TocNode], bool]:
         """The node's children inside the ranges, in time order, and whether it is a day

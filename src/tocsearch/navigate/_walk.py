@@ -27,7 +27,15 @@ from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
-__all__ = ["Walk", "events_of", "holds_events", "inside", "level_of", "search"]
+__all__ = [
+    "Walk",
+    "events_of",
+    "holds_events",
+    "inside",
+    "level_of",
+    "search",
+    "wholly_inside",
+]
 
 
 @attrs.define
@@ -108,6 +116,14 @@ def search(
 def inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:
     """Whether ``node`` overlaps any of ``ranges`` (always, when there are none)."""
     return not ranges or any(span.overlaps(node.start_time, node.end_time) for span in ranges)
+
+
+def wholly_inside(node: TocNode, ranges: Sequence[TimeRange]) -> bool:
+    """Whether ``node`` lies inside one of ``ranges`` (always, when there are none), and so
+    every node below it does."""
+    return not ranges or any(
+        span.start <= node.start_time and node.end_time < span.end for span in ranges
+    )
 
 
 def level_of(nodes: Sequence[TocNode], default: TocLevel | None = None) -> TocLevel:
