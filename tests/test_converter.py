@@ -266,3 +266,14 @@ def test_string_lists_are_read_whole_and_strictly(words: list[str], intruder: ob
     data["keywords"] = [*words, intruder]
     with pytest.raises(InvalidArgument):
         from_dict(data, TocNode)
+
+
+@pytest.mark.parametrize("cls", [Event, TocNode, TocBullet, Grip])
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 5_000 + "1" + "}" * 5_000])
+def test_json_nested_too_deep_is_refused_as_invalid(cls: type[Any], text: str) -> None:
+    """A document nested deeper than JSON can be read is an InvalidArgument that says so,
+    not a RecursionError."""
+    with pytest.raises(InvalidArgument, match="nested too deep"):
+        from_json(text, cls)
+    with pytest.raises(InvalidArgument, match="nested too deep"):
+        from_json(text.encode(), cls)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import json
 import logging
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests._support.ingest_strategies import SMALL_CONFIG, event_streams
@@ -50,6 +54,11 @@ def _segment(
 
 @pytest.fixture
 def service() -> MemoryService:
+    return _day_service()
+
+
+def _day_service() -> MemoryService:
+    """A service over three segments of one day, under their day, week, month and year."""
     storage = InMemoryStorage()
     segments = [
         _segment(
@@ -242,6 +251,51 @@ def test_browse_rejects_foreign_or_malformed_tokens(service: MemoryService) -> N
         service.browse_toc(BrowseTocRequest("", continuation_token=first.continuation_token))
     with pytest.raises(InvalidArgument, match="malformed continuation token"):
         service.browse_toc(BrowseTocRequest("toc:day:2026-01-30", continuation_token="@@@"))
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_DAY = "toc:day:2026-01-30"
+
+
+def _token_text(body: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
+
+
+@given(
+    text=st.one_of(
+        _JSON_VALUES.map(_token_text),
+        st.fixed_dictionaries(
+            {"parent": st.sampled_from([_DAY, "toc:year:2026"]), "offset": _JSON_VALUES}
+        ).map(_token_text),
+    )
+)
+@example(text=base64.urlsafe_b64encode(b"[" * 100_000).decode())
+@example(text=_token_text({"parent": _DAY, "offset": True}))
+@example(text=_token_text({"parent": _DAY, "offset": 1.0}))
+def test_a_continuation_token_is_read_exactly_or_refused(text: str) -> None:
+    """A token holds its parent and a whole-number offset (not true, not 1.0); one that does
+    pages from that offset, anything else (nested too deep to read included) is an
+    InvalidArgument."""
+    body: Any = None
+    with contextlib.suppress(RecursionError):  # too deep to read: no token
+        body = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    offset: Any = body.get("offset") if isinstance(body, dict) else None
+    readable = isinstance(body, dict) and body.get("parent") == _DAY
+    readable = readable and type(offset) is int and offset >= 0
+    service = _day_service()
+    request = BrowseTocRequest(_DAY, limit=1, continuation_token=text)
+    if not readable:
+        with pytest.raises(InvalidArgument, match="continuation token"):
+            service.browse_toc(request)
+        return
+    every = service.browse_toc(BrowseTocRequest(_DAY, limit=100)).children
+    assert service.browse_toc(request).children == every[offset : offset + 1]
 
 
 def _event(minute: int, text: str) -> Event:

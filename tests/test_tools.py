@@ -142,6 +142,7 @@ def test_search_children_and_search_node(tools: AgentTools) -> None:
         ("navigate", {"query": "   "}, "InvalidArgument", "query"),
         ("expand_event", {"event_id": "evt:0000000000001:x"}, "EventNotFound", "event not found"),
         ("expand_event", {"event_id": "x", "events_after": -1}, "InvalidArgument", "events_after"),
+        ("navigate", "[" * 100_000, "InvalidArgument", "nested too deep"),
     ],
 )
 def test_bad_calls_come_back_as_errors(

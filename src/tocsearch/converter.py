@@ -19,6 +19,7 @@ from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.dispatch import StructureHook
 from cattrs.v import format_exception
 
+from tocsearch._json_text import read_json
 from tocsearch.errors import InvalidArgument
 
 __all__ = ["converter", "from_dict", "from_json", "to_dict", "to_json"]
@@ -137,7 +138,7 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
         InvalidArgument: the text is not JSON or does not describe a valid ``cls``.
     """
     try:
-        data = json.loads(text)
+        data = read_json(text)
     except ValueError as error:
         raise InvalidArgument(f"not valid JSON for {cls.__name__}: {error}") from None
     return from_dict(data, cls)

@@ -23,6 +23,7 @@ import attrs
 
 from tocsearch._checks import in_utc
 from tocsearch._conversation import opening_event
+from tocsearch._json_text import read_json
 from tocsearch._neighbours import conversation_events, conversation_neighbours
 from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
@@ -442,12 +443,13 @@ def _read_token(token: str | None, parent_id: str) -> int:
         return 0
     try:
         padded = token + "=" * (-len(token) % 4)
-        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        data = read_json(base64.urlsafe_b64decode(padded.encode()))
         offset = data["offset"]
         issued_for = data["parent"]
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise InvalidArgument(f"malformed continuation token: {token!r}") from None
-    if not isinstance(offset, int) or offset < 0 or not isinstance(issued_for, str):
+    # A bool is an int to isinstance: "offset": true would page from 1.
+    if type(offset) is not int or offset < 0 or not isinstance(issued_for, str):
         raise InvalidArgument(f"malformed continuation token: {token!r}")
     if issued_for != parent_id:
         raise InvalidArgument(

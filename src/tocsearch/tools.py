@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from tocsearch._arguments import field_default
+from tocsearch._json_text import read_json
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
 from tocsearch.index import SearchIndex, SearchOutcome, format_context
@@ -183,7 +184,7 @@ def decode_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
         return {}
     if isinstance(arguments, str):
         try:
-            decoded = json.loads(arguments)
+            decoded = read_json(arguments)
         except ValueError as error:
             raise InvalidArgument(f"arguments are not valid JSON: {error}") from None
     else:

@@ -5,6 +5,7 @@ through a link inside a store."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -270,3 +271,66 @@ def test_any_cut_of_the_shelve_journal_is_a_crash_or_reported(batches: int, cut:
         else:
             with pytest.raises(StoreCorrupted, match=r"journal\.log"):
                 ShelveStorage(path, readonly=True)
+
+
+_TOO_DEEP = {"arrays": b"[" * 100_000, "objects": b'{"a":' * 5_000 + b"1" + b"}" * 5_000}
+
+
+def _whole(path: Path, nesting: bytes) -> None:
+    path.write_bytes(nesting)
+
+
+def _first_line(path: Path, nesting: bytes) -> None:
+    _, _, rest = path.read_bytes().partition(b"\n")
+    path.write_bytes(nesting + b"\n" + rest)
+
+
+def _after_first_line(path: Path, nesting: bytes) -> None:
+    first, _, _ = path.read_bytes().partition(b"\n")
+    path.write_bytes(first + b"\n" + nesting)
+
+
+def _appended_line(path: Path, nesting: bytes) -> None:
+    path.write_bytes(path.read_bytes() + nesting + b"\n")
+
+
+# Where a JSON folder store keeps JSON, and how the nesting replaces it: the file (a glob in
+# the store) and the edit. The month index is a cache of its log, read again when damaged.
+_JSON_PLACES: dict[str, tuple[str, Callable[[Path, bytes], None], bool]] = {
+    "store marker": ("tocsearch-store.json", _whole, True),
+    "year file": ("years/*.json", _whole, True),
+    "month tree spans": ("months/*.tree.json", _first_line, True),
+    "month tree records": ("months/*.tree.json", _after_first_line, True),
+    "month events log": ("months/*.events.jsonl", _appended_line, True),
+    "month events index": ("months/*.index.json", _whole, False),
+}
+
+
+@pytest.fixture(scope="module")
+def ingested_jsondir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JSON folder store of the bundled example history, to copy and damage."""
+    path = tmp_path_factory.mktemp("jsondir") / "store"
+    status, _, err = run(
+        "ingest", str(example_path()), "--store", str(path), "--backend", "jsondir"
+    )
+    assert status == 0, err
+    return path
+
+
+@pytest.mark.parametrize("nesting", sorted(_TOO_DEEP))
+@pytest.mark.parametrize("place", sorted(_JSON_PLACES))
+def test_jsondir_json_nested_too_deep_is_reported_not_raised(
+    ingested_jsondir: Path, tmp_path: Path, place: str, nesting: str
+) -> None:
+    """JSON in a store file nested deeper than a parser can follow is damage that check
+    reports by the file's name (a month's index is read again from its log), and a search
+    either answers without the file or reports it the same way; never a RecursionError."""
+    path = tmp_path / "store"
+    shutil.copytree(ingested_jsondir, path)
+    pattern, damage, reported = _JSON_PLACES[place]
+    target = sorted(path.glob(pattern))[-1]
+    damage(target, _TOO_DEEP[nesting])
+    status, _, err = run("check", "--store", str(path))
+    assert (status, target.name in err) == ((1, True) if reported else (0, False)), err
+    status, _, err = run("search", "JWT refresh", "--store", str(path))
+    assert status == 0 or (status == 1 and target.name in err), err

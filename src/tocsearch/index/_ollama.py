@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from tocsearch._json_text import read_json
 from tocsearch.errors import InvalidArgument, StorageError
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class OllamaEmbedder:
         where = f"Ollama at {self.url} (model {self.model!r})"
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer: Any = json.loads(response.read().decode("utf-8"))
+                answer: Any = read_json(response.read().decode("utf-8"))
         except urllib.error.HTTPError as error:
             detail = error.read().decode("utf-8", "replace")[:200]
             raise StorageError(f"{where} answered HTTP {error.code}: {detail}") from None

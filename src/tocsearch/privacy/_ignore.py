@@ -34,6 +34,7 @@ from typing import Any
 import attrs
 
 from tocsearch._checks import in_utc
+from tocsearch._json_text import read_json
 from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.models import Event
 from tocsearch.privacy._select import ForgetRequest, in_project
@@ -168,7 +169,7 @@ def load_ignore_list(store: str | os.PathLike[str]) -> IgnoreList:
     except (OSError, UnicodeDecodeError) as error:
         raise StoreCorrupted(f"{path}: cannot read the ignore list: {error}") from None
     try:
-        data: Any = json.loads(text)
+        data: Any = read_json(text)
         if not isinstance(data, dict) or data.get("version") != _VERSION:
             raise ValueError(f"not a version {_VERSION} ignore list")
         texts = {

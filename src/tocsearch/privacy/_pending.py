@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from tocsearch._json_text import read_json
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.errors import StoreCorrupted
 from tocsearch.models import Event
@@ -66,7 +67,7 @@ def read_pending(store: Path) -> PendingWork | None:
     """
     path = store / PENDING_NAME
     try:
-        data: Any = json.loads(path.read_bytes())
+        data: Any = read_json(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:

@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from tocsearch._json_text import read_json
 from tocsearch.errors import StoreCorrupted
 from tocsearch.storage._files import APPEND_FLAGS, open_file, read_bytes, write_atomically
 
@@ -36,7 +37,7 @@ def _decode(line: bytes) -> Batch | None:
     try:
         if int(line[:8], 16) != zlib.crc32(body):
             return None
-        ops = json.loads(body)
+        ops = read_json(body)
     except ValueError:
         return None
     return ops if isinstance(ops, list) else None

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from tocsearch._json_text import read_json
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import read_bytes, write_atomically
@@ -35,7 +36,7 @@ def _read_marker(directory: Path) -> tuple[str, int] | None:
     if data is None:
         return None
     try:
-        marker = json.loads(data)
+        marker = read_json(data)
         store_format = marker["format"]
         version = marker["version"]
     except (ValueError, KeyError, TypeError):

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tocsearch._json_text import read_json
 from tocsearch.errors import InvalidId, StoreCorrupted
 from tocsearch.ids import EVENT_MS, EVENT_PREFIX, from_epoch_ms, parse_event_id
 from tocsearch.storage._files import (
@@ -88,7 +89,7 @@ def month_of_valid_event(event_id: str) -> str:
 def _event_fields(line: bytes) -> tuple[str, str] | None:
     """The event id and session id of one log line, or None when it is not an event."""
     try:
-        record = json.loads(line)
+        record = read_json(line)
     except ValueError:
         return None
     if not isinstance(record, dict):
@@ -147,7 +148,7 @@ class MonthLog:
         if data is None:
             return 0
         try:
-            raw = json.loads(data)
+            raw = read_json(data)
             sessions = raw["sessions"]
             size = raw["size"]
             entries: dict[str, EventEntry] = {}

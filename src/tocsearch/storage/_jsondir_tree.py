@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tocsearch._json_text import read_json
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.errors import InvalidId, StoreCorrupted
 from tocsearch.ids import parse_grip_id, parse_node_id
@@ -187,9 +188,9 @@ def _split(path: Path, data: bytes) -> tuple[dict[str, Any] | None, dict[str, An
     first, _, rest = data.partition(b"\n")
     try:
         if rest.strip():
-            header, body = json.loads(first), json.loads(rest)
+            header, body = read_json(first), read_json(rest)
         else:
-            header, body = None, json.loads(first)
+            header, body = None, read_json(first)
         if not isinstance(body, dict) or not all(
             isinstance(body.get(name, {}), dict) for name in ("nodes", "grips")
         ):
@@ -254,7 +255,7 @@ class GroupCache:
         if not more:  # one line: a file of the first version of this layout, all records
             return self.get(path).spans(level)
         try:
-            header = json.loads(first)
+            header = read_json(first)
             rows = header["spans"].get(level.value, [])
         except (ValueError, TypeError, KeyError, AttributeError):
             raise StoreCorrupted(f"{path}: the spans on its first line do not parse") from None
