@@ -243,3 +243,22 @@ def test_source_files_are_resolved_once_each_and_linked_folders_are_not_entered(
         projects / "app" / "s1.jsonl",
     ]
     assert {source.kind for source in found} == {"claude-code"}
+
+
+def test_a_transcript_whose_name_is_not_utf8_is_synced_and_remembered(tmp_path: Path) -> None:
+    """A transcript file named in bytes that are not UTF-8 is read, remembered, and skipped
+    by the next sync as unchanged (its name has lone surrogates once decoded)."""
+    projects = tmp_path / "projects" / "app"
+    projects.mkdir(parents=True)
+    name = os.fsdecode(b"\xff\xfe-session.jsonl")
+    try:
+        (projects / name).write_text(line(1, "the cache warmer story"), encoding="utf-8")
+    except (UnicodeEncodeError, OSError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    store = tmp_path / "store"
+    status, out, err = run("sync", str(projects.parent), "--store", str(store), "--json")
+    assert status == 0, err
+    assert json.loads(out)["events_added"] == 1
+    status, out, err = run("sync", str(projects.parent), "--store", str(store), "--json")
+    assert status == 0, err
+    assert json.loads(out)["files_unchanged"] == 1

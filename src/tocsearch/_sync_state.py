@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from tocsearch._json_text import read_json
 from tocsearch.storage._files import write_atomically
 
 __all__ = ["STATE_NAME", "FileState", "load_state", "save_state"]
@@ -54,11 +55,13 @@ def load_state(store: Path) -> dict[str, FileState]:
     """The remembered files by absolute path; empty when there is no state or it is damaged
     (then everything is read again, which adds nothing twice)."""
     try:
-        data = json.loads((store / STATE_NAME).read_text(encoding="utf-8"))
+        data = read_json((store / STATE_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    files = data.get("files") if isinstance(data, dict) else None
-    if data.get("version") != _VERSION or not isinstance(files, dict):
+    if not isinstance(data, dict) or data.get("version") != _VERSION:
+        return {}
+    files = data.get("files")
+    if not isinstance(files, dict):
         return {}
     state: dict[str, FileState] = {}
     for path, entry in files.items():
@@ -70,6 +73,8 @@ def load_state(store: Path) -> dict[str, FileState]:
 
 
 def _entry(entry: Any) -> FileState:
+    if not isinstance(entry, dict):
+        raise TypeError("an entry is an object")
     calls = entry.get("open_calls", {})
     if not isinstance(calls, dict):
         raise ValueError("open_calls")
@@ -89,10 +94,11 @@ def _entry(entry: Any) -> FileState:
 def save_state(store: Path, state: Mapping[str, FileState]) -> None:
     """Replace the state file atomically (temporary file, fsync, rename, fsync the folder)."""
     # One file per line, each written by json's C encoder (indent= would use the pure-Python
-    # one, several times slower on the thousands of files of a long history).
+    # one, several times slower on the thousands of files of a long history). ASCII escapes:
+    # a file name that is not UTF-8 reaches us with lone surrogates (os.fsdecode), which UTF-8
+    # cannot write but a JSON escape carries and reads back as the same string.
     lines = ",\n".join(
-        f"  {json.dumps(path, ensure_ascii=False)}: "
-        f"{json.dumps(attrs.asdict(entry, recurse=False), ensure_ascii=False)}"
+        f"  {json.dumps(path)}: {json.dumps(attrs.asdict(entry, recurse=False))}"
         for path, entry in sorted(state.items())
     )
     data = f'{{"version": {_VERSION}, "files": {{\n{lines}\n}}}}\n'
