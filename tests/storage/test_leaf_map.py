@@ -39,10 +39,16 @@ class LeafMapMachine(RuleBasedStateMachine):
         leaf_size=st.integers(1, 70),
         kept_open=st.integers(1, 3),
         dictionary_after=st.none() | st.integers(1, 60),
+        raw_tails=st.booleans(),
     )
-    def sized(self, leaf_size: int, kept_open: int, dictionary_after: int | None) -> None:
+    def sized(
+        self, leaf_size: int, kept_open: int, dictionary_after: int | None, raw_tails: bool
+    ) -> None:
         self.table = LeafMap(
-            leaf_size=leaf_size, kept_open=kept_open, dictionary_after=dictionary_after
+            leaf_size=leaf_size,
+            kept_open=kept_open,
+            dictionary_after=dictionary_after,
+            raw_tails=raw_tails,
         )
 
     @rule(batch=st.lists(st.tuples(keys, values), max_size=150))
@@ -184,6 +190,43 @@ def test_a_damaged_leaf_is_a_clear_error(damage: bytes) -> None:
     with pytest.raises(StoreCorrupted, match="cannot be read"):
         table.check()
     assert table.get("k099") == (99,)
+
+
+@pytest.mark.parametrize("dictionary_after", [None, 10, 1000])
+def test_raw_tails_are_stored_after_the_compressed_leaf_as_they_are(
+    dictionary_after: int | None,
+) -> None:
+    """With raw_tails, the bytes ending a value are kept out of the compression, verbatim at
+    the end of the leaf, and read back with the rest of the value; other values are whole."""
+    table = LeafMap(leaf_size=3, dictionary_after=dictionary_after, raw_tails=True)
+    entries = {
+        f"k{n:03d}": (n, "rotated the credentials", bytes([n]) * (n % 5))
+        if n % 4
+        else (n, b"kept whole: not last", "text")
+        for n in range(30)
+    }
+    table.update(entries.items())
+    assert bool(table._dictionary) is (dictionary_after == 10)
+    for index, leaf in enumerate(table._leaves):
+        keys = table._open(index)[0]
+        tails = b"".join(last for key in keys if isinstance(last := entries[key][-1], bytes))
+        assert leaf.endswith(tails)
+    assert {key: table.get(key) for key in entries} == entries
+    copied = pickle.loads(pickle.dumps(table))
+    assert [copied.get(key) for key in copied] == [entries[key] for key in sorted(entries)]
+    copied.check()
+
+
+@pytest.mark.parametrize("damage", [b"x", b"", None])
+def test_a_leaf_whose_tails_do_not_add_up_is_a_clear_error(damage: bytes | None) -> None:
+    """A raw-tail leaf with bytes added, cut from its tail or its stream is refused."""
+    table = LeafMap(leaf_size=2, dictionary_after=4, raw_tails=True)
+    table.update((f"k{n:03d}", (n, b"tail of %d" % n)) for n in range(10))
+    leaf = table._leaves[1]
+    table._leaves[1] = leaf[:-1] if damage == b"" else leaf[:3] if damage is None else leaf + damage
+    with pytest.raises(StoreCorrupted, match="leaf 1 of a leaf map cannot be read"):
+        table.get("k002")
+    assert table.get("k009") == (9, b"tail of 9")
 
 
 @pytest.mark.parametrize("cut", [1, 3])

@@ -477,3 +477,37 @@ def test_grips_past_the_dictionary_read_back_as_stored() -> None:
         store.check()
         for grip in batch[::7]:
             same_fields(store.get_grip(grip.grip_id), grip)
+
+
+def test_a_segments_digest_is_stored_after_its_leaf_as_it_is() -> None:
+    """A packed segment's digest (already compressed) is kept out of the leaf's compression:
+    its bytes end the segment's leaf verbatim, and the segment reads back whole."""
+    storage = InMemoryStorage()
+    storage.put_nodes(_MANY)
+    table = storage._packed_nodes
+    assert table.raw_tails
+    assert table._dictionary
+    for index, node in enumerate(_MANY):
+        leaf = table._leaves[table._leaf_of(node.node_id)]
+        assert leaf.endswith(base64.b64decode(node.digest)), index
+        assert storage.get_node(node.node_id) == node
+
+
+def test_a_store_pickled_with_digests_compressed_in_the_leaf_reads_and_writes() -> None:
+    """A segment table pickled before digests were kept out of the compression reads back
+    and keeps writing its own layout."""
+    before = LeafMap(leaf_size=1, kept_open=64, dictionary_after=256)
+    storage = InMemoryStorage()
+    storage._packed_nodes = before
+    storage.put_nodes(_MANY[:280])
+    state = dict(vars(before))
+    del state["raw_tails"]
+    old = pickle.loads(pickle.dumps(storage))
+    old._packed_nodes = LeafMap.__new__(LeafMap)
+    old._packed_nodes.__setstate__(state)
+    with old:
+        assert not old._packed_nodes.raw_tails
+        old.put_nodes(_MANY[280:])
+        old.check()
+        for node in _MANY:
+            assert old.get_node(node.node_id) == node

@@ -30,9 +30,11 @@ def _packed_segment_table() -> LeafMap:
     """Where packed segments are kept: each alone in its leaf, because a search reads one or
     two of a day's segments (those its segment map keeps), and a leaf shared with neighbours
     would be opened for them all; compressed against a dictionary learned from the first 256,
-    which wins back what compressing neighbours together saved. The 64 read last are kept
-    open, for a walk that reads a segment twice."""
-    return LeafMap(leaf_size=1, kept_open=64, dictionary_after=256)
+    which wins back what compressing neighbours together saved. A segment's digest (already
+    compressed, the last of its fields) is stored after it as it is: compressing it again
+    cost more time than the rest of the segment and took room in the dictionary from the
+    text. The 64 read last are kept open, for a walk that reads a segment twice."""
+    return LeafMap(leaf_size=1, kept_open=64, dictionary_after=256, raw_tails=True)
 
 
 def _grip_table() -> LeafMap:
