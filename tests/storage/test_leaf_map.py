@@ -4,6 +4,7 @@ without changing."""
 
 from __future__ import annotations
 
+import marshal
 import pickle
 import zlib
 from typing import Any
@@ -208,7 +209,10 @@ def test_raw_tails_are_stored_after_the_compressed_leaf_as_they_are(
     table.update(entries.items())
     assert bool(table._dictionary) is (dictionary_after == 10)
     for index, leaf in enumerate(table._leaves):
-        keys = table._open(index)[0]
+        keys, values = table._open(index)
+        if dictionary_after == 1000:  # not learned yet: kept whole, uncompressed
+            assert marshal.loads(leaf) == (keys, values)
+            continue
         tails = b"".join(last for key in keys if isinstance(last := entries[key][-1], bytes))
         assert leaf.endswith(tails)
     assert {key: table.get(key) for key in entries} == entries
@@ -241,3 +245,50 @@ def test_a_damaged_leaf_against_a_dictionary_is_a_clear_error(cut: int) -> None:
         with pytest.raises(StoreCorrupted, match="of a leaf map cannot be read"):
             table.get(key)
     assert table.get("k019") == (19, "rotated the credentials")
+
+
+@pytest.mark.parametrize("raw_tails", [False, True])
+def test_leaves_are_compressed_once_when_the_dictionary_is_learned(raw_tails: bool) -> None:
+    """Before its dictionary is learned a map keeps its leaves uncompressed, and learning
+    compresses each one against it; entries read back the same at every step."""
+    table = LeafMap(leaf_size=4, dictionary_after=40, raw_tails=raw_tails)
+    entries = {f"k{n:03d}": (n, "rotated the credentials", b"tail %d" % n) for n in range(60)}
+    items = sorted(entries.items())
+    table.update(items[:39])
+    assert table._dictionary == b""
+    assert all(type(marshal.loads(leaf)) is tuple for leaf in table._leaves)
+    table.update(items[39:])
+    assert table._dictionary
+    inflater = zlib.decompressobj(-15, zdict=table._dictionary)
+    assert inflater.decompress(table._leaves[0])
+    assert inflater.eof
+    assert {key: table.get(key) for key in entries} == entries
+    table.clear()
+    table.update(items[:3])
+    assert marshal.loads(table._leaves[0]) == (
+        ("k000", "k001", "k002"),
+        tuple(entries[k] for k in ("k000", "k001", "k002")),
+    )
+
+
+@pytest.mark.parametrize("raw_tails", [False, True])
+def test_a_map_pickled_with_leaves_compressed_before_learning_reads_and_learns(
+    raw_tails: bool,
+) -> None:
+    """A map pickled before leaves were kept uncompressed until the learning (its leaves
+    raw deflate without a dictionary) reads back, and learns its dictionary as a new one."""
+    old = LeafMap(leaf_size=4, dictionary_after=40, raw_tails=raw_tails)
+    old._plain = False  # as such a map wrote its leaves
+    entries = {f"k{n:03d}": (n, "rotated the credentials", b"tail %d" % n) for n in range(60)}
+    items = sorted(entries.items())
+    old.update(items[:20])
+    state = old.__getstate__()
+    del state["_plain"]
+    table = LeafMap.__new__(LeafMap)
+    table.__setstate__(pickle.loads(pickle.dumps(state)))
+    table.check()
+    assert {key: table.get(key) for key in dict(items[:20])} == dict(items[:20])
+    table.update(items[20:])
+    assert table._dictionary
+    table.check()
+    assert {key: table.get(key) for key in entries} == entries

@@ -12,12 +12,13 @@ side, are read for the price of one. A write rebuilds each leaf it touches.
 
 Entries read one at a time, as a search reads segments (one of a day's few dozen), are
 cheapest in leaves of one entry, but a record compressed alone loses what it shares with its
-neighbours. A map made with ``dictionary_after=n`` learns a dictionary (a sample of its
-entries) once it holds ``n`` entries and from then on compresses every leaf against it, as
-raw deflate: a generated segment takes about 370 bytes alone against a dictionary, 375 in a
-leaf of sixteen, 500 alone without one, and opens in about a tenth of the time of the leaf of
-sixteen. The dictionary is learned once and kept: later entries are compressed against what
-the first ones said, which holds their structure (ids, field layout) whatever their words.
+neighbours. A map made with ``dictionary_after=n`` keeps its leaves uncompressed until it
+holds ``n`` entries, then learns a dictionary (a sample of them) and from then on compresses
+every leaf against it, as raw deflate: a generated segment takes about 370 bytes alone
+against a dictionary, 375 in a leaf of sixteen, 500 alone without one, and opens in about a
+tenth of the time of the leaf of sixteen. The dictionary is learned once and kept: later
+entries are compressed against what the first ones said, which holds their structure (ids,
+field layout) whatever their words.
 
 >>> table = LeafMap()
 >>> table.update([("b", (2,)), ("a", (1, "one"))])
@@ -170,6 +171,10 @@ class LeafMap:
         # None: leaves are zlib-framed, as before dictionaries (and in a map that learns none);
         # bytes: raw deflate against them, b"" until the dictionary is learned.
         self._dictionary: bytes | None = None if dictionary_after is None else b""
+        # Until the dictionary is learned, leaves are kept marshalled but not compressed:
+        # learning compresses every leaf against it, so compressing them before would compress
+        # most of a small map's entries twice (a map pickled before this compressed them).
+        self._plain = dictionary_after is not None
         # The deflater primed with the dictionary, made on the first write (not pickled).
         self._deflater: Any = None
         # bounds[i] is at most the first key of leaf i and above every key of leaf i - 1.
@@ -203,17 +208,22 @@ class LeafMap:
             "dictionary_after": None,
             "raw_tails": False,
             "_dictionary": None,
+            "_plain": False,
         }
         self.__dict__.update({**defaults, **state, "_opened": {}, "_deflater": None})
 
     def _seal(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
-        tail = b""
+        if self._plain:
+            return marshal.dumps((keys, values))
+        payload, tail = self._payload(keys, values)
+        return self._compressed(payload) + tail
+
+    def _payload(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> tuple[bytes, bytes]:
+        """What a leaf of these entries compresses, and the tail stored after it."""
         if self.raw_tails:
             heads, lengths, tail = _split_tails(values)
-            payload = marshal.dumps((keys, heads, lengths))
-        else:
-            payload = marshal.dumps((keys, values))
-        return self._compressed(payload) + tail
+            return marshal.dumps((keys, heads, lengths)), tail
+        return marshal.dumps((keys, values)), b""
 
     def _compressed(self, payload: bytes) -> bytes:
         dictionary = self._dictionary
@@ -236,7 +246,9 @@ class LeafMap:
         found = opened.pop(id(leaf), None)
         if found is None or found[0] is not leaf:
             try:
-                if self.raw_tails:
+                if self._plain:
+                    keys, values = marshal.loads(leaf)
+                elif self.raw_tails:
                     payload, tail = _inflated_with_tail(leaf, self._dictionary)
                     keys, heads, lengths = marshal.loads(payload)
                     values = _joined_tails(heads, lengths, tail)
@@ -317,7 +329,10 @@ class LeafMap:
     def _learn_dictionary(self) -> None:
         """Learn the dictionary from leaves spread evenly over the map (as many as fit its
         32 KiB), then compress every leaf against it."""
-        unsealed = [self._unsealed(leaf) for leaf in self._leaves]
+        if self._plain:
+            unsealed = [self._payload(*marshal.loads(leaf)) for leaf in self._leaves]
+        else:
+            unsealed = [self._unsealed(leaf) for leaf in self._leaves]
         payloads = [payload for payload, _ in unsealed]
         per_leaf = max(1, sum(map(len, payloads)) // len(payloads))
         step = max(1, len(payloads) * per_leaf // _DICTIONARY_BYTES)
@@ -330,6 +345,7 @@ class LeafMap:
         self._leaves = leaves
         self._dictionary = dictionary
         self._deflater = primed
+        self._plain = False
         self._opened.clear()
 
     def discard(self, key: str) -> None:
@@ -374,6 +390,7 @@ class LeafMap:
         if self._dictionary is not None:
             self._dictionary = b""
             self._deflater = None
+            self._plain = True
 
     def check(self) -> None:
         """Raise StoreCorrupted unless every leaf opens, holds sorted keys within its bounds,
