@@ -5,18 +5,22 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from tests._support.ingest_strategies import SMALL_CONFIG, event_streams
 
 from tocsearch import ids
 from tocsearch.errors import InvalidArgument
 from tocsearch.ingest import BuildConfig
 from tocsearch.ingest._segmenter import (
     counted_text,
+    last_segment,
     overlap_tail,
     plan_segments,
+    plan_with_tail,
     segment_node_id,
     split_events,
 )
-from tocsearch.models import Event, EventRole, EventType
+from tocsearch.models import Event, EventRole, EventType, conversation_key
 from tocsearch.text import estimate_tokens
 
 T0 = datetime(2026, 1, 30, 10, 0, tzinfo=timezone.utc)
@@ -206,3 +210,17 @@ def test_overlap_comes_from_the_same_conversation_only() -> None:
     assert by_first[events[1].event_id].overlap_event_ids == ("evt:x",)
     assert by_first[events[2].event_id].overlap_event_ids == (events[0].event_id,)
     assert by_first[events[3].event_id].overlap_event_ids == (events[1].event_id,)
+
+
+@given(event_streams(min_size=1, max_size=30))
+def test_the_tail_planned_with_a_run_is_the_overlap_tail_of_its_last_segment(
+    events: list[Event],
+) -> None:
+    """The overlap a run hands on, worked out while planning it, is the overlap tail of the
+    segment that holds its last event, and that segment's conversation; the plans are those
+    plan_segments makes."""
+    plans, tail, key = plan_with_tail(events, SMALL_CONFIG, estimate_tokens)
+    assert plans == plan_segments(events, SMALL_CONFIG, estimate_tokens)
+    last = last_segment(split_events(events, SMALL_CONFIG, estimate_tokens))
+    assert tail == overlap_tail(last, SMALL_CONFIG, estimate_tokens)
+    assert key == conversation_key(last[-1])

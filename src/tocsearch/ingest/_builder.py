@@ -39,7 +39,7 @@ from tocsearch.ingest._segmenter import (
     SegmentPlan,
     last_segment,
     overlap_tail,
-    plan_segments,
+    plan_with_tail,
     split_events,
 )
 from tocsearch.levels import TocLevel
@@ -107,7 +107,10 @@ class _Run:
     incoming: Incoming
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
-    last_segment: dict[date, tuple[Event, ...]] = attrs.field(factory=dict)
+    # For each planned day, the overlap its next day carries in (see _tail_before).
+    day_tails: dict[date, tuple[tuple[str, ...], tuple[str, str, str] | None]] = attrs.field(
+        factory=dict
+    )
     # The grips of the days taken in since grips were last written.
     grips: list[Grip] = attrs.field(factory=list)
     grips_written: int = 0
@@ -366,8 +369,10 @@ class TocBuilder:
         plans: list[SegmentPlan] = []
         if events:
             tail, key = self._tail_before(events[0], run)
-            plans = plan_segments(events, self.config, self.estimator, tail, key)
-            run.last_segment[day] = tuple(last_segment([plan.events for plan in plans]))
+            plans, last_tail, last_key = plan_with_tail(
+                events, self.config, self.estimator, tail, key
+            )
+            run.day_tails[day] = (last_tail, last_key)
         return DayPlan(day, events, stored, tuple(plans), force=run.force, newest=day == run.newest)
 
     def _helpers_for(self, summaries: int, least: int) -> int:
@@ -413,9 +418,10 @@ class TocBuilder:
         if previous is None:
             return (), None
         day = previous.timestamp.date()
-        segment = run.last_segment.get(day)
-        if segment is None:
-            segment = self._stored_last_segment(day, previous)
+        planned = run.day_tails.get(day)
+        if planned is not None:
+            return planned
+        segment = self._stored_last_segment(day, previous)
         if segment is None:
             start = day_start(day)
             events = self.storage.get_events(start, start + DAY)

@@ -36,6 +36,7 @@ __all__ = [
     "last_segment",
     "overlap_tail",
     "plan_segments",
+    "plan_with_tail",
     "segment_node_id",
     "split_events",
 ]
@@ -172,10 +173,26 @@ def plan_segments(
         previous_key: the conversation of that segment; its tail goes to the first segment of
             the same conversation only.
     """
+    return plan_with_tail(events, config, estimator, previous_tail, previous_key)[0]
+
+
+def plan_with_tail(
+    events: Sequence[Event],
+    config: BuildConfig,
+    estimator: TokenEstimator,
+    previous_tail: tuple[str, ...] = (),
+    previous_key: tuple[str, str, str] | None = None,
+) -> tuple[list[SegmentPlan], tuple[str, ...], tuple[str, str, str] | None]:
+    """:func:`plan_segments`, with the overlap the next run carries in from these events:
+    the :func:`overlap_tail` of their :func:`last_segment` and its conversation (``()`` and
+    None for no events), from the token costs counted here instead of counted again."""
     plans: list[SegmentPlan] = []
     tails: dict[tuple[str, str, str], tuple[str, ...]] = {}
     if previous_key is not None and previous_tail:
         tails[previous_key] = previous_tail
+    last_tail: tuple[str, ...] = ()
+    last_key: tuple[str, str, str] | None = None
+    last_id = events[-1].event_id if events else None
     for owned, costs in _cut(events, config, estimator):
         first = owned[0]
         key = conversation_key(first)
@@ -185,4 +202,8 @@ def plan_segments(
             )
         )
         tails[key] = _tail(owned, costs, config)
-    return plans
+        if owned[-1].event_id == last_id:
+            # Events come in id order: the segment that holds the last one is the last
+            # segment, as last_segment picks it.
+            last_tail, last_key = tails[key], key
+    return plans, last_tail, last_key
