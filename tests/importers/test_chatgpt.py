@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tocsearch.errors import ImportFailed
 from tocsearch.importers import load_chatgpt
@@ -116,6 +118,10 @@ GOOD_MESSAGE: dict[str, Any] = {
             _conversation(dict(GOOD_MESSAGE, content={"content_type": "text", "parts": [None]})),
             "message 'a': part 1 holds no text and no content_type: None",
         ),
+        (
+            _conversation(dict(GOOD_MESSAGE, create_time=10**400)),
+            "message 'a': 'create_time' = 1000000000000000000000000000000000000000",
+        ),
     ],
 )
 def test_bad_conversations_and_messages_are_named(
@@ -155,3 +161,40 @@ def test_branch_survives_a_parent_cycle() -> None:
     }
     assert sorted(branch_node_ids(mapping, None)) == ["a", "b"]
     assert sorted(branch_node_ids(mapping, "a")) == ["a", "b"]
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=5,
+)
+_KEYS = st.sampled_from(["a", "b", "c", "d"])
+_NODES = st.one_of(
+    _ANY_JSON,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "parent": st.one_of(_KEYS, _ANY_JSON),
+            "children": st.one_of(st.lists(st.one_of(_KEYS, _ANY_JSON), max_size=4), _ANY_JSON),
+        },
+    ),
+)
+
+
+@given(mapping=st.dictionaries(_KEYS, _NODES, max_size=4), current=st.one_of(_KEYS, _ANY_JSON))
+@example(mapping={"a": {"parent": ["x"], "children": []}}, current=None)
+@example(mapping={"a": {"parent": None, "children": [{"x": 1}]}}, current=None)
+@example(mapping={"a": {"parent": {"p": 1}}}, current="b")
+def test_any_mapping_gives_each_node_once(mapping: dict[str, Any], current: Any) -> None:
+    """Whatever a damaged export holds for parents and children (lists and objects
+    included), the branch names each node at most once: the path to the current node when
+    there is one, else every node."""
+    found = branch_node_ids(mapping, current)
+    assert len(found) == len(set(found))
+    if isinstance(current, str) and current in mapping:
+        assert found[-1] == current
+        assert set(found) <= set(mapping)
+    else:
+        assert set(found) == set(mapping)

@@ -122,11 +122,12 @@ def epoch_seconds(value: Any, key: str) -> datetime:
     """A UTC datetime from a number of seconds since the Unix epoch (fractions allowed)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadRecord(f"{key!r} must be a number of epoch seconds, got {short(value)}")
-    if not math.isfinite(value) or value < 0:
+    # An int is compared as it is: math.isfinite would turn 10**400 into a float and overflow.
+    if (isinstance(value, float) and not math.isfinite(value)) or value < 0:
         raise BadRecord(f"{key!r} must be a non-negative number of epoch seconds, got {value!r}")
     if value >= _MAX_EPOCH_SECONDS:
         raise BadRecord(
-            f"{key!r} = {value!r} is past the year 5000 as epoch seconds; "
+            f"{key!r} = {short(value)} is past the year 5000 as epoch seconds; "
             "epoch milliseconds are not accepted, divide by 1000"
         )
     whole = int(value)

@@ -127,10 +127,12 @@ def branch_node_ids(mapping: Mapping[str, Any], current_node: Any) -> list[str]:
             node = mapping[node_id]
             node_id = node.get("parent") if isinstance(node, dict) else None
         return path[::-1]
+    # A damaged export may hold a list or an object where an id belongs: only a string that
+    # is a key links two nodes (``in mapping`` would raise on the unhashable ones).
     roots = [
         key
         for key, node in mapping.items()
-        if not isinstance(node, dict) or node.get("parent") not in mapping
+        if not isinstance(node, dict) or not _node_key(node.get("parent"), mapping)
     ]
     ordered: list[str] = []
     visited: set[str] = set()
@@ -144,10 +146,15 @@ def branch_node_ids(mapping: Mapping[str, Any], current_node: Any) -> list[str]:
         node = mapping.get(key)
         children = node.get("children") if isinstance(node, dict) else None
         if isinstance(children, list):
-            stack.extend(child for child in reversed(children) if child in mapping)
+            stack.extend(child for child in reversed(children) if _node_key(child, mapping))
     # Nodes caught in a parent cycle have no root; keep them rather than lose them.
     ordered.extend(key for key in mapping if key not in visited)
     return ordered
+
+
+def _node_key(value: Any, mapping: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is the id of a node of ``mapping``."""
+    return isinstance(value, str) and value in mapping
 
 
 def _session_id(conversation: Mapping[str, Any], title: str, created: datetime | None) -> str:
