@@ -120,6 +120,21 @@ def _sample(**conversation: Any) -> list[dict[str, Any]]:
         ),
         (
             {
+                "session_1_date_time": "1:00 pm on 1 May, 2023",
+                "session_\u0661": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
+            },
+            "sample 'x': 'session_\u0661' is not a session key (session_ and up to 9 of the "
+            "digits 0-9), so its 1 turns were not read",
+        ),
+        (
+            {
+                "session_1_date_time": "1:00 pm on 1 May, 2023",
+                "session_" + "9" * 5000: [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
+            },
+            "sample 'x': 'session_999999999999999999999999999999999999999999999",
+        ),
+        (
+            {
                 "session_1_date_time": "1:56 pm on 31 December, 9999",
                 "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
             },
@@ -140,6 +155,26 @@ def test_bad_sessions_and_turns_name_sample_session_and_turn(
     assert lenient.events == ()
     assert len(lenient.problems) == 1
     assert reason in str(lenient.problems[0])
+
+
+def test_a_session_is_read_under_its_own_key(tmp_path: Path) -> None:
+    """session_01 is not session_1: each session is dated by its own date key and named by
+    its own key, whatever number the two keys share."""
+    turn = {"speaker": "A", "text": "hi"}
+    path = tmp_path / "locomo.json"
+    document = _sample(
+        session_1_date_time="1:00 pm on 1 May, 2023",
+        session_1=[dict(turn, dia_id="D1:1")],
+        session_01_date_time="1:00 pm on 9 May, 2023",
+        session_01=[dict(turn, dia_id="D2:1")],
+    )
+    path.write_text(json.dumps(document), encoding="utf-8")
+    by_dia = {event.metadata["dia_id"]: event for event in load_locomo(path).events}
+    assert by_dia["D1:1"].session_id == "x:session_1"
+    assert by_dia["D1:1"].timestamp == datetime(2023, 5, 1, 13, tzinfo=timezone.utc)
+    assert by_dia["D2:1"].session_id == "x:session_01"
+    assert by_dia["D2:1"].metadata["session"] == "session_01"
+    assert by_dia["D2:1"].timestamp == datetime(2023, 5, 9, 13, tzinfo=timezone.utc)
 
 
 def test_sample_without_id_is_a_problem(tmp_path: Path) -> None:

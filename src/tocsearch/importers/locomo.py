@@ -35,7 +35,10 @@ __all__ = [
 TURN_STEP = timedelta(seconds=30)
 """The time between two turns of a session, unless the session runs too close to midnight."""
 
-_SESSION_KEY = re.compile(r"session_(\d+)")
+# Only the digits 0-9, and few enough for int(): a key's number orders the sessions, while the
+# key itself names and dates its session (session_01 is not session_1).
+_SESSION_KEY = re.compile(r"session_([0-9]{1,9})")
+_SESSION_KEY_RULE = "session_ and up to 9 of the digits 0-9"
 _DATE_TIME = re.compile(
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>am|pm)\s+on\s+"
     r"(?P<day>\d{1,2})\s+(?P<month>[A-Za-z]+),?\s+(?P<year>\d{4})",
@@ -124,26 +127,38 @@ def _turn_text(turn: Mapping[str, Any], speaker: str) -> str:
     return body
 
 
-def _sessions(conversation: Mapping[str, Any]) -> list[tuple[int, list[Any]]]:
-    """The numbered sessions that hold turns, in session order."""
-    found: list[tuple[int, list[Any]]] = []
+def _sessions(
+    collector: Collector, sample_id: str, conversation: Mapping[str, Any]
+) -> list[tuple[str, list[Any]]]:
+    """The sessions that hold turns, by key, in session order. A key that numbers a session
+    in other digits, or in too many, is a problem: its turns are not read."""
+    found: list[tuple[int, str, list[Any]]] = []
     for key, value in conversation.items():
+        if not (isinstance(value, list) and value):
+            continue
         match = _SESSION_KEY.fullmatch(key)
-        if match and isinstance(value, list) and value:
-            found.append((int(match[1]), value))
-    return sorted(found, key=lambda pair: pair[0])
+        if match:
+            found.append((int(match[1]), key, value))
+        elif key.startswith("session_") and key.removeprefix("session_").isdigit():
+            collector.records_read += len(value)
+            collector.problem(
+                f"sample {sample_id!r}",
+                f"{short(key)} is not a session key ({_SESSION_KEY_RULE}), "
+                f"so its {len(value)} turns were not read",
+            )
+    return [(key, turns) for _, key, turns in sorted(found, key=lambda item: item[:2])]
 
 
 def _load_session(
     collector: Collector,
     sample_id: str,
     conversation: Mapping[str, Any],
-    number: int,
+    key: str,
     turns: list[Any],
 ) -> None:
-    where = f"sample {sample_id!r}, session_{number}"
+    where = f"sample {sample_id!r}, {key}"
     collector.records_read += len(turns)
-    date_key = f"session_{number}_date_time"
+    date_key = f"{key}_date_time"
     stamp = conversation.get(date_key)
     if not isinstance(stamp, str):
         collector.problem(where, f"{date_key!r} is missing, so its {len(turns)} turns have no time")
@@ -153,7 +168,7 @@ def _load_session(
     except InvalidArgument as error:
         collector.problem(where, f"{date_key!r}: {error}")
         return
-    session_id = f"{sample_id}:session_{number}"
+    session_id = f"{sample_id}:{key}"
     for index, (turn, when) in enumerate(zip(turns, turn_times(start, len(turns)), strict=True)):
         turn_where = f"{where}, turn {index + 1}"
         try:
@@ -172,7 +187,7 @@ def _load_session(
                     "speaker": speaker,
                     "dia_id": dia_id,
                     "sample_id": sample_id,
-                    "session": f"session_{number}",
+                    "session": key,
                 },
             )
         except BadRecord as bad:
@@ -211,8 +226,8 @@ def load_locomo_document(
         seen.append(sample_id)
         if wanted is not None and sample_id not in wanted:
             continue
-        for number, turns in _sessions(conversation):
-            _load_session(collector, sample_id, conversation, number, turns)
+        for key, turns in _sessions(collector, sample_id, conversation):
+            _load_session(collector, sample_id, conversation, key, turns)
     if wanted is not None:
         missing = sorted(wanted.difference(seen))
         if missing:
