@@ -2,8 +2,9 @@
 
 1. **Writes**: the events of a generated history, imported with the JSONL importer, put in
    batches of 1,000 into a fresh store of each backend (SqliteStorage indexes every text in
-   FTS5 in the same transactions), beside building a bare FTS5 table over the same texts.
-   Medians of ``--repeats`` runs, backends alternating.
+   FTS5 in the same transactions), beside building a bare FTS5 table over the same texts;
+   then each needle's terms asked of the SQLite store's own ``events_fts`` and of the bare
+   table (median of one warm query). Medians of ``--repeats`` runs, backends alternating.
 2. **Through the pipeline**: the same history built by TocBuilder into memory, JSON-dir and
    SQLite stores (cached under ``benchmarks/.cache/planted/`` with the planted benchmark).
 3. **Open and first answer**: a fresh process opens the built store read-only and answers one
@@ -61,7 +62,28 @@ def _median(values: Sequence[float]) -> float:
 
 
 # -- 1. writes -----------------------------------------------------------------------------------
-def _put_all(backend: str, events: Sequence[Event]) -> float:
+_OWN_FTS_SQL = (
+    "SELECT events.event_id FROM events_fts JOIN events ON events.id = events_fts.rowid"
+    " WHERE events_fts MATCH ? ORDER BY rank LIMIT 10"
+)
+
+
+def _query_ms(search: Callable[[str], object], queries: Sequence[str]) -> float:
+    """The median milliseconds of one query, each query run once before it is timed."""
+    times = []
+    for query in queries:
+        search(query)
+        started = time.perf_counter()
+        search(query)
+        times.append((time.perf_counter() - started) * 1e3)
+    return _median(times)
+
+
+def _put_all(
+    backend: str, events: Sequence[Event], queries: Sequence[str]
+) -> tuple[float, float | None]:
+    """Seconds to put ``events`` in batches into a fresh store of ``backend``, and for a SQLite
+    store the median milliseconds of one of ``queries`` against its own ``events_fts``."""
     with tempfile.TemporaryDirectory(dir=DEFAULT_ROOT) as scratch:
         store = open_backend(backend, Path(scratch) / "store")
         try:
@@ -69,12 +91,22 @@ def _put_all(backend: str, events: Sequence[Event]) -> float:
             started = time.perf_counter()
             for start in range(0, len(events), _BATCH):
                 store.put_events(events[start : start + _BATCH])
-            return time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            if not isinstance(store, SqliteStorage):
+                return seconds, None
+            connection = sqlite3.connect(f"{store.database_path.as_uri()}?mode=ro", uri=True)
+            try:
+                return seconds, _query_ms(
+                    lambda query: connection.execute(_OWN_FTS_SQL, (fts5_query(query),)).fetchall(),
+                    queries,
+                )
+            finally:
+                connection.close()
         finally:
             store.close()
 
 
-def _fts5_build(events: Sequence[Event]) -> float:
+def _fts5_build(events: Sequence[Event], queries: Sequence[str]) -> tuple[float, float]:
     with tempfile.TemporaryDirectory(dir=DEFAULT_ROOT) as scratch:
         gc.collect()
         started = time.perf_counter()
@@ -82,29 +114,48 @@ def _fts5_build(events: Sequence[Event]) -> float:
             ((event.event_id, event.text) for event in events), path=Path(scratch) / "fts.sqlite"
         )
         seconds = time.perf_counter() - started
-        index.close()
-    return seconds
+        try:
+            return seconds, _query_ms(lambda query: index.search(query, 10), queries)
+        finally:
+            index.close()
 
 
-def measure_writes(events: Sequence[Event], backends: Sequence[str], repeats: int) -> str:
-    """Events per second for batched puts into each backend and for a bare FTS5 build."""
+def measure_writes(
+    events: Sequence[Event], backends: Sequence[str], repeats: int, queries: Sequence[str]
+) -> str:
+    """Events per second for batched puts into each backend and for a bare FTS5 build; for the
+    SQLite store and the bare table, the median time of one of ``queries`` (each needle's
+    terms) once written."""
     runs: dict[str, list[float]] = {name: [] for name in [*backends, "bare FTS5 table"]}
+    asked: dict[str, list[float]] = {}
     for _ in range(repeats):
         for backend in backends:
-            runs[backend].append(_put_all(backend, events))
-            print(f"<!-- writes: {backend} {runs[backend][-1]:.1f} s -->", file=sys.stderr)
-        runs["bare FTS5 table"].append(_fts5_build(events))
+            seconds, query_ms = _put_all(backend, events, queries)
+            runs[backend].append(seconds)
+            if query_ms is not None:
+                asked.setdefault(backend, []).append(query_ms)
+            print(f"<!-- writes: {backend} {seconds:.1f} s -->", file=sys.stderr)
+        seconds, query_ms = _fts5_build(events, queries)
+        runs["bare FTS5 table"].append(seconds)
+        asked.setdefault("bare FTS5 table", []).append(query_ms)
     base = _median(runs["bare FTS5 table"])
+    base_query = _median(asked["bare FTS5 table"])
     lines = [
-        f"Batched puts of {len(events):,} events ({_BATCH:,} per batch), medians of {repeats}:",
+        f"Batched puts of {len(events):,} events ({_BATCH:,} per batch), medians of {repeats}; "
+        f"then one needle's terms (of {len(queries)}, OR-ed, best 10 by BM25) against the "
+        "written full-text table:",
         "",
-        "| store | seconds | events/s | time / bare FTS5 build |",
-        "|---|---:|---:|---:|",
+        "| store | seconds | events/s | time / bare FTS5 build | query µs | / bare FTS5 |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    for name, seconds in runs.items():
-        middle = _median(seconds)
+    for name, times in runs.items():
+        middle = _median(times)
+        query = " | "
+        if name in asked:
+            query = f"{_median(asked[name]) * 1e3:.1f} | {_median(asked[name]) / base_query:.2f}"
         lines.append(
-            f"| {name} | {middle:.2f} | {len(events) / middle:,.0f} | {middle / base:.2f} |"
+            f"| {name} | {middle:.2f} | {len(events) / middle:,.0f} | {middle / base:.2f} "
+            f"| {query} |"
         )
     return "\n".join(lines)
 
@@ -253,8 +304,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             DEFAULT_ROOT, args.write_events, needles_per_size=_NEEDLES_PER_SIZE, seed=_SEED
         )
         events = load_jsonl(written.jsonl).events
+        queries = [needle.query for needle in written.needles]
         print("### Writes\n")
-        print(measure_writes(events, args.write_backends, args.repeats), flush=True)
+        print(measure_writes(events, args.write_backends, args.repeats, queries), flush=True)
     if "builds" not in args.skip:
         print("\n### Through TocBuilder\n")
         table, built = measure_builds(small, args.build_backends, any_build=args.any_build)

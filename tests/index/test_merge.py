@@ -4,43 +4,23 @@ before and after, and an index that cannot be written answering as it is."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from tests._support.fts_segments import fts_segments
 
 from tocsearch.examples import load_example_events
-from tocsearch.index import IndexingStorage, SearchIndex, _merge, _sidecar
-from tocsearch.index._merge import MERGE_GROWTH, MERGED_EVENTS, merge_due
+from tocsearch.index import IndexingStorage, SearchIndex
 from tocsearch.index._schema import read_meta
 from tocsearch.ingest import TocBuilder
-from tocsearch.storage import InMemoryStorage
+from tocsearch.storage import InMemoryStorage, _fts_merge
+from tocsearch.storage._fts_merge import MERGE_GROWTH, MERGED_EVENTS
 
 QUERIES = ("JWT refresh", "deploy failed", "redis cache", "migration", "rotation token")
 
 
-def _varint(block: bytes, at: int) -> tuple[int, int]:
-    """An FTS5 varint of ``block`` at ``at`` and where the next value starts."""
-    value = 0
-    for step in range(9):
-        byte = block[at]
-        at += 1
-        if step == 8:
-            return (value << 8) | byte, at
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            break
-    return value, at
-
-
 def _segments(index: SearchIndex, table: str) -> int:
-    """How many segments an FTS5 table of ``index`` has (from its structure record)."""
-    (block,) = index._connection.execute(f"SELECT block FROM {table}_data WHERE id = 10").fetchone()
-    _levels, at = _varint(block, 4)
-    segments, _ = _varint(block, at)
-    return segments
+    return fts_segments(index._connection, table)
 
 
 def _grown_in_batches(batches: int) -> tuple[IndexingStorage, list[int]]:
@@ -72,10 +52,10 @@ def test_a_sync_merges_each_table_into_one_segment_and_answers_the_same(
     assert _segments(index, "events_fts") > 1
     before = _answers(index)
     assert any(before)
-    monkeypatch.setattr(_merge, "MERGE_FLOOR", counts[-1] + 1)
+    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", counts[-1] + 1)
     index.sync()
     assert read_meta(index._connection, MERGED_EVENTS) is None
-    monkeypatch.setattr(_merge, "MERGE_FLOOR", counts[-1])
+    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", counts[-1])
     index.sync()
     assert _segments(index, "events_fts") == _segments(index, "segments_fts") == 1
     assert read_meta(index._connection, MERGED_EVENTS) == str(counts[-1])
@@ -90,7 +70,7 @@ def test_an_index_is_merged_again_only_after_it_grew_by_a_quarter(
     quarter more events the next sync merges it again."""
     events = load_example_events()
     store = IndexingStorage(SearchIndex(InMemoryStorage()))
-    monkeypatch.setattr(_merge, "MERGE_FLOOR", 1)
+    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", 1)
     TocBuilder(store).ingest(events[:200])
     store.index.sync()
     first = store.count_events()
@@ -120,30 +100,10 @@ def test_an_index_that_cannot_be_written_is_searched_unmerged(
         attempts.append("merge")
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(_merge, "MERGE_FLOOR", 1)
-    monkeypatch.setattr(_sidecar, "merge_fts_tables", refuse)
+    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", 1)
+    monkeypatch.setattr(_fts_merge, "merge_fts_tables", refuse)
     assert not index.sync().changed
     assert not index.sync().changed
     assert attempts == ["merge"]
     assert read_meta(index._connection, MERGED_EVENTS) is None
     assert _answers(index) == before
-
-
-@given(
-    events=st.integers(0, 10**9),
-    merged=st.one_of(st.none(), st.integers(0, 10**9).map(str), st.text(max_size=4)),
-)
-@example(events=20_000, merged="\u00b9")  # a digit to str.isdigit, not to int()
-def test_a_merge_is_due_past_the_floor_when_never_done_or_outgrown(
-    events: int, merged: str | None
-) -> None:
-    """Never below the floor; past it, when there was no readable merge or the index grew
-    by a quarter; never right after a merge at this size."""
-    due = merge_due(events, merged)
-    if events < _merge.MERGE_FLOOR:
-        assert not due
-    elif merged is None or re.fullmatch("[0-9]+", merged) is None:
-        assert due
-    else:
-        assert due == (events >= int(merged) * MERGE_GROWTH)
-    assert not merge_due(events, str(events))

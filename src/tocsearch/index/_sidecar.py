@@ -23,7 +23,6 @@ import attrs
 from tocsearch.errors import InvalidId, StorageError, StoreCorrupted
 from tocsearch.ids import parse_node_id
 from tocsearch.index._embedder import Embedder, normalized_rows
-from tocsearch.index._merge import MERGED_EVENTS, merge_due
 from tocsearch.index._query import match_all, match_any
 from tocsearch.index._query_vectors import QueryVectors
 from tocsearch.index._schema import (
@@ -37,6 +36,7 @@ from tocsearch.index._schema import (
 from tocsearch.index._vectors import VectorMatrix
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
+from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
 from tocsearch.storage._sqlite_db import storage_error
 from tocsearch.storage._sqlite_fts import (
     delete_event_texts,
@@ -174,7 +174,10 @@ class SearchIndex:
         self.path: Path | None = None if path is None else Path(path)
         self._matrix: VectorMatrix | None = None
         self._queries: QueryVectors[npt.NDArray[np.float32]] = QueryVectors()
-        self._merge_refused = False
+        self._merges = MergeSchedule(
+            self._transaction,
+            lambda connection, events: write_meta(connection, MERGED_EVENTS, events),
+        )
         # (data_version, embedder) when every event was last found to have its vector.
         self._embedded: tuple[int, str] | None = None
         self._connection = self._connect()
@@ -306,21 +309,10 @@ class SearchIndex:
 
     def _merge_when_grown(self, meta: dict[str, str]) -> None:
         """Merge the full-text tables when the index has grown enough since it was last
-        merged (:mod:`tocsearch.index._merge`)."""
+        merged (:mod:`tocsearch.storage._fts_merge`)."""
         events = meta.get("store_events", "")
-        if self._merge_refused or not ascii_digits(events):
-            return
-        if not merge_due(int(events), meta.get(MERGED_EVENTS)):
-            return
-        try:
-            with self._transaction() as connection:
-                merge_fts_tables(connection)
-                write_meta(connection, MERGED_EVENTS, events)
-        except StorageError:
-            # Merging only makes queries quicker: an index this process cannot write (a
-            # read-only file, another writer holding it) answers as it is, and this process
-            # does not try again.
-            self._merge_refused = True
+        if ascii_digits(events):
+            self._merges.merge_when_grown(int(events), meta.get(MERGED_EVENTS))
 
     def _indexed_event_ids(self) -> set[str]:
         with self._errors():

@@ -17,6 +17,7 @@ nothing but the schema version, whatever the size of the history.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -34,6 +35,7 @@ from tocsearch.storage._files_store import (
     read_only_error,
     write_marker,
 )
+from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
 from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
@@ -45,6 +47,7 @@ from tocsearch.storage._sqlite_fts import (
     delete_segment_texts,
     event_text,
     fts_version,
+    merge_fts_tables,
     segment_fields,
     upsert_event_texts,
     upsert_segment_texts,
@@ -74,6 +77,13 @@ def _key(value: object) -> str | None:
         except UnicodeEncodeError:
             return None
     return value
+
+
+def _write_merge_mark(connection: sqlite3.Connection, events: str) -> None:
+    """Record that the full-text tables were merged at ``events`` events."""
+    connection.execute(
+        "INSERT OR REPLACE INTO fts_meta (key, value) VALUES (?, ?)", (MERGED_EVENTS, events)
+    )
 
 
 def _bound(value: str) -> str:
@@ -128,6 +138,7 @@ class SqliteStorage(StorageCommon):
             if not created and not database.is_file():
                 raise StoreCorrupted(f"{database}: the store's database is missing")
             self._db = Database(database, readonly=readonly, create=created)
+            self._merges = MergeSchedule(self._db.transaction, _write_merge_mark)
             with sqlite_errors(database):
                 stale = fts_version(self._db.connection()) != FTS_VERSION
             if lock is not None and stale:
@@ -345,6 +356,20 @@ class SqliteStorage(StorageCommon):
                 [(ids[event.event_id], text) for event, text in zip(batch, texts, strict=True)],
             )
         self._recent.remember(batch)
+        self._merge_when_grown()
+
+    def _merge_when_grown(self) -> None:
+        """Merge the full-text tables once the store has grown enough since their last merge
+        (the rule of :mod:`tocsearch.storage._fts_merge`, which a sidecar index follows too),
+        so a query of them reads one segment per term instead of one per batch written.
+
+        Runtime complexity: one read of two values when no merge is due."""
+        events, merged = self._db.rows(
+            "SELECT (SELECT n FROM counts WHERE kind = 'events'), "
+            "(SELECT value FROM fts_meta WHERE key = ?)",
+            (MERGED_EVENTS,),
+        )[0]
+        self._merges.merge_when_grown(int(events), merged)
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()
@@ -445,8 +470,9 @@ class SqliteStorage(StorageCommon):
         """
         self._ensure_writable("scrub the store")
         with self._db.transaction() as connection:
-            for table in ("events_fts", "segments_fts"):
-                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            merge_fts_tables(connection)
+            (events,) = connection.execute("SELECT n FROM counts WHERE kind = 'events'").fetchone()
+            _write_merge_mark(connection, str(events))
         connection = self._db.connection()
         with sqlite_errors(self._db.path):
             connection.execute("VACUUM")
