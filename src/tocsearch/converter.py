@@ -20,7 +20,9 @@ from cattrs.dispatch import StructureHook
 from cattrs.v import format_exception
 
 from tocsearch._json_text import read_json
+from tocsearch._plain_records import plain_hook
 from tocsearch.errors import InvalidArgument
+from tocsearch.models import Event, Grip, TocNode
 
 __all__ = ["converter", "from_dict", "from_json", "to_dict", "to_json"]
 
@@ -89,7 +91,9 @@ def _tuple_hook(cls: Any, made: cattrs.Converter) -> StructureHook:
     return structure
 
 
-def _make_converter() -> cattrs.Converter:
+def _make_converter(*, plain: bool = True) -> cattrs.Converter:
+    """The converter with tocsearch's hooks; with ``plain``, also the hooks that read stored
+    records of plain values directly (a test compares them with the generated ones)."""
     made = cattrs.Converter(forbid_extra_keys=False)
     made.register_structure_hook(str, _structure_str)
     made.register_structure_hook(int, _structure_int)
@@ -101,6 +105,11 @@ def _make_converter() -> cattrs.Converter:
     # serialisers other than json (yaml.safe_dump, msgpack) expect.
     made.register_unstructure_hook(str, _plain_str)
     made.register_structure_hook(datetime, _parse_datetime)
+    # The records a store reads back, each time it answers: read directly when they hold
+    # plain values, by the hooks above otherwise (see tocsearch._plain_records).
+    if plain:
+        for record in (Event, Grip, TocNode):
+            made.register_structure_hook(record, plain_hook(record, made))
     return made
 
 
