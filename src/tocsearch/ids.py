@@ -42,6 +42,7 @@ __all__ = [
     "check_grip_id",
     "day_id",
     "event_id",
+    "event_id_ceiling",
     "event_id_floor",
     "from_epoch_ms",
     "grip_id",
@@ -189,6 +190,21 @@ def event_id_floor(when: datetime) -> str:
     'evt:1769763600000:'
     """
     return _event_id_head(max(0, to_epoch_ms(when)))
+
+
+def event_id_ceiling(when: datetime) -> str | None:
+    """The smallest event id that no timestamp before ``when`` can carry (the floor of the
+    next millisecond), or None when ids run out first: ``when`` is past the last millisecond
+    an id can carry, as ``datetime.max`` is, so every event id is below it.
+
+    >>> event_id_ceiling(datetime(2026, 1, 30, 9, tzinfo=timezone.utc))
+    'evt:1769763600001:'
+    >>> event_id_ceiling(datetime.max.replace(tzinfo=timezone.utc)) is None
+    True
+    """
+    # Worked out in milliseconds, not as when + 1 ms, which overflows at datetime.max.
+    ms = to_epoch_ms(when) + 1
+    return None if ms > _MAX_EPOCH_MS else _event_id_head(max(0, ms))
 
 
 def grip_id(timestamp: datetime, suffix: str) -> str:

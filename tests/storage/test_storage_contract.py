@@ -214,6 +214,9 @@ class StoreModel(RuleBasedStateMachine):
         anchors += [event.timestamp for event in self.events.values()]
         if data.draw(st.booleans()):
             return None
+        # Now and then the first or the last time there is: no bound may overflow.
+        if data.draw(st.integers(0, 9)) == 0:
+            return data.draw(st.sampled_from([_FIRST_TIME, _LAST_TIME]))
         # Often exactly at a stored time: boundaries inside one millisecond are where
         # backends that index events by their id's millisecond must still be exact.
         shift = data.draw(st.one_of(st.just(timedelta(0)), offsets))
@@ -440,6 +443,25 @@ def test_events_in_one_millisecond_are_split_by_their_exact_timestamps(store: St
     store.put_events([first, second])
     assert store.get_events(_T0.replace(microsecond=500)) == [second]
     assert store.get_events(None, _T0.replace(microsecond=500)) == [first]
+
+
+_FIRST_TIME = datetime.min.replace(tzinfo=timezone.utc)
+_LAST_TIME = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def test_the_first_and_last_times_there_are_bound_every_read(store: Storage) -> None:
+    """Reads bounded by datetime.min and datetime.max (UTC) answer like unbounded ones: the
+    last millisecond has no next one to bound ids by."""
+    event = make_event(_T0, "a")
+    store.put_events([event])
+    node = make_node(ids.segment_id(_T0.date(), "s"), TocLevel.SEGMENT, _T0)
+    store.put_node(node)
+    for start in (None, _FIRST_TIME):
+        for end in (None, _LAST_TIME):
+            assert store.get_events(start, end) == [event]
+            assert store.get_nodes_by_level(TocLevel.SEGMENT, start, end) == [node]
+    assert store.get_events(_LAST_TIME - timedelta(microseconds=1), _LAST_TIME) == []
+    assert store.get_events(_FIRST_TIME, _FIRST_TIME + timedelta(microseconds=1)) == []
 
 
 def test_closed_store_refuses_every_call(store: Storage) -> None:

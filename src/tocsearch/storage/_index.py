@@ -4,19 +4,20 @@ by id and by session. They hold ids and times only, never whole records."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar, cast
 
 from sortedcontainers import SortedList
 
 from tocsearch.errors import StoreCorrupted
-from tocsearch.ids import event_id_floor
+from tocsearch.ids import event_id_ceiling, event_id_floor
 from tocsearch.levels import TocLevel
 
 __all__ = ["EventIndex", "NodeIndex"]
 
 _A = TypeVar("_A")
 _Entry = tuple[datetime, str, datetime, TocLevel]
+_FIRST_TIME = datetime.min.replace(tzinfo=timezone.utc)
 """A node in the index: ``(start, node_id, end, level)``."""
 
 
@@ -145,7 +146,10 @@ class NodeIndex:
         high = len(ordered) if end is None else ordered.bisect_left(_probe(end))
         if start is None:
             return [entry[1] for entry in ordered[:high]]
-        low = ordered.bisect_left(_probe(start - self._longest[level]))
+        # A node overlapping ``start`` starts at most the longest span before it (compared
+        # before subtracting, so a start near datetime.min reaches no earlier than it).
+        reach = self._longest[level]
+        low = 0 if start - _FIRST_TIME < reach else ordered.bisect_left(_probe(start - reach))
         # Only a node that starts before ``start`` can end before it.
         middle = max(low, min(high, ordered.bisect_left(_probe(start))))
         found = [entry[1] for entry in ordered[low:middle] if entry[2] >= start]
@@ -221,11 +225,9 @@ class EventIndex:
     def in_time_range(self, start: datetime | None, end: datetime | None) -> list[str]:
         """Ids whose timestamps are in ``[start, end)``, in id order."""
         low = 0 if start is None else self._ids.bisect_left(event_id_floor(start))
-        if end is None:
-            high = len(self._ids)
-        else:
-            # Ids carry milliseconds; an event in end's own millisecond may still be before it.
-            high = self._ids.bisect_left(event_id_floor(end + timedelta(milliseconds=1)))
+        # Ids carry milliseconds; an event in end's own millisecond may still be before it.
+        ceiling = None if end is None else event_id_ceiling(end)
+        high = len(self._ids) if ceiling is None else self._ids.bisect_left(ceiling)
         return [
             event_id
             for event_id in self._ids.islice(low, high)

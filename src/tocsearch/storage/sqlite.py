@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from tocsearch.errors import InvalidArgument, StoreCorrupted
-from tocsearch.ids import event_id_floor
+from tocsearch.ids import event_id_ceiling, event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._common import StorageCommon, require_string_id
@@ -418,11 +418,10 @@ class SqliteStorage(StorageCommon):
             where.append("event_id >= ? AND time_us >= ?")
             params += [event_id_floor(start), to_us(start)]
         if end is not None:
-            try:
-                params.append(event_id_floor(end + timedelta(milliseconds=1)))
+            ceiling = event_id_ceiling(end)
+            if ceiling is not None:  # else no event id is that late
+                params.append(ceiling)
                 where.append("event_id < ?")
-            except OverflowError:  # no event id is that late
-                pass
             where.append("time_us < ?")
             params.append(to_us(end))
         return self._events(" AND ".join(where), params)
