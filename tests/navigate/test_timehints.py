@@ -11,7 +11,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch.errors import InvalidArgument
+from tocsearch.navigate import Navigator
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
+from tocsearch.storage import InMemoryStorage
 
 # Wednesday 2026-02-04, 15:00 UTC: ISO week 2026-W06.
 NOW = datetime(2026, 2, 4, 15, 0, tzinfo=timezone.utc)
@@ -358,3 +360,37 @@ def test_a_now_outside_the_years_of_ids_is_refused_by_value(now: datetime) -> No
     shows now, not an overflow: such a today may have no tomorrow to end its range."""
     with pytest.raises(InvalidArgument, match=re.escape(now.isoformat())):
         parse_time_hints("what did we do today", now)
+
+
+_FIRST = datetime.min.replace(tzinfo=timezone.utc)
+_LAST = datetime.max.replace(tzinfo=timezone.utc)
+
+
+@given(
+    ends=st.lists(
+        st.datetimes(timezones=st.just(timezone.utc)), min_size=2, max_size=2, unique=True
+    ).map(sorted),
+    periods=st.integers(min_value=0, max_value=3),
+)
+@example(
+    ends=[datetime(970, 1, 1, tzinfo=timezone.utc), datetime(1976, 1, 1, tzinfo=timezone.utc)],
+    periods=1,
+)
+@example(ends=[_LAST - timedelta(days=1), _LAST], periods=2)
+def test_a_range_widens_by_its_length_up_to_the_ends_of_time(
+    ends: list[datetime], periods: int
+) -> None:
+    """widened() grows a range by ``periods`` times its length on each side, and stops at
+    datetime.min and datetime.max instead of overflowing (the last 1000 years, asked in
+    1976, reach back past the year 1)."""
+    found = TimeRange(ends[0], ends[1])
+    wide = found.widened(periods)
+    length = found.end - found.start
+    assert wide.start == found.start - min(length * periods, found.start - _FIRST)
+    assert wide.end == found.end + min(length * periods, _LAST - found.end)
+
+
+def test_a_question_about_the_last_thousand_years_in_1976_is_answered() -> None:
+    """A hinted range whose neighbours reach past the year 1 is searched up to there."""
+    navigator = Navigator(InMemoryStorage(), now=datetime(1976, 6, 1, tzinfo=timezone.utc))
+    assert navigator.navigate("zebra in the last 1000 years").evidence == ()

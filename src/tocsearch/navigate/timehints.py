@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 
 import attrs
 
@@ -37,6 +37,9 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.text import ascii_digits
 
 __all__ = ["TimeHints", "TimeRange", "parse_time_hints", "topic_without"]
+
+_FIRST_TIME = datetime.min.replace(tzinfo=timezone.utc)
+_LAST_TIME = datetime.max.replace(tzinfo=timezone.utc)
 
 
 @attrs.frozen
@@ -63,9 +66,15 @@ class TimeRange:
         return start < self.end and end >= self.start
 
     def widened(self, periods: int = 1) -> TimeRange:
-        """The range grown by ``periods`` times its own length on each side."""
-        length = self.end - self.start
-        return TimeRange(self.start - length * periods, self.end + length * periods)
+        """The range grown by ``periods`` times its own length on each side, up to
+        ``datetime.min`` and ``datetime.max``: the last 1000 years, asked in 1976, reach back
+        past the year 1."""
+        grow = (self.end - self.start) * periods
+        # Compared before adding, so the range stops at the ends of time, not overflows.
+        return TimeRange(
+            self.start - min(grow, self.start - _FIRST_TIME),
+            self.end + min(grow, _LAST_TIME - self.end),
+        )
 
     def label(self) -> str:
         """A short human form: ``2026-01-30`` for one day, else ``2026-01-26..2026-02-01``."""
