@@ -150,3 +150,14 @@ def test_outcome_to_dict_is_json_ready(store: InMemoryStorage) -> None:
     data = SearchIndex(store).search(QUERY, mode="fts", limit=2).to_dict()
     assert data["mode_used"] == "fts"
     assert isinstance(data["hits"][0]["start_time"], str)
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid", "vec"])
+def test_a_limit_past_every_row_finds_what_a_large_one_does(
+    store: InMemoryStorage, mode: str
+) -> None:
+    """A limit larger than SQLite's integers (10**20) is a limit past every hit, not an
+    OverflowError from the full-text query."""
+    index = SearchIndex(store, embedder=HashingEmbedder())
+    every = index.search(QUERY, mode=mode, limit=1000)
+    assert index.search(QUERY, mode=mode, limit=10**20).hits == every.hits

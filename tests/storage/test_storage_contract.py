@@ -464,6 +464,15 @@ def test_the_first_and_last_times_there_are_bound_every_read(store: Storage) -> 
     assert store.get_events(_FIRST_TIME, _FIRST_TIME + timedelta(microseconds=1)) == []
 
 
+def test_a_limit_past_every_row_reads_every_row(store: Storage) -> None:
+    """A limit larger than SQLite's integers (10**20) reads all the events there are, on
+    every store, instead of a false report of a damaged database."""
+    events = [make_event(_T0 + timedelta(seconds=n), f"e{n}") for n in range(5)]
+    store.put_events(events)
+    assert store.get_events_before(events[-1].event_id, 10**20) == events[:-1]
+    assert store.get_events_after(events[0].event_id, 10**20) == events[1:]
+
+
 def test_closed_store_refuses_every_call(store: Storage) -> None:
     """After close(), calls raise StoreClosed; closing again is fine."""
     store.close()

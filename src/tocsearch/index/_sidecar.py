@@ -37,7 +37,7 @@ from tocsearch.index._vectors import VectorMatrix
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
 from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
-from tocsearch.storage._sqlite_db import storage_error
+from tocsearch.storage._sqlite_db import row_limit, storage_error
 from tocsearch.storage._sqlite_fts import (
     delete_event_texts,
     delete_segment_texts,
@@ -575,7 +575,9 @@ class SearchIndex:
             if expression is None or len(found) >= limit:
                 break
             try:
-                rows = self._connection.execute(sql, (expression, *extra, limit)).fetchall()
+                rows = self._connection.execute(
+                    sql, (expression, *extra, row_limit(limit))
+                ).fetchall()
             except sqlite3.DatabaseError as error:
                 raise self._failed(error) from None
             for (key,) in rows:

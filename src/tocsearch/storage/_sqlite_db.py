@@ -21,13 +21,25 @@ from tocsearch.errors import StorageError, StoreClosed, StoreCorrupted, StoreLoc
 from tocsearch.storage._sqlite_fts import FTS_VERSION, fts_version
 from tocsearch.storage._sqlite_schema import SCHEMA_VERSION, create_schema
 
-__all__ = ["Database", "sqlite_errors", "storage_error"]
+__all__ = ["Database", "row_limit", "sqlite_errors", "storage_error"]
 
 # How long a connection waits for the moments when SQLite itself holds the file (recovery
 # of the log after a crash, a checkpoint).
 _BUSY_SECONDS = 5.0
 # Ids per "IN (...)" list: far below SQLite's limit on bound parameters.
 _CHUNK = 500
+# The largest integer SQLite holds: no query returns more rows.
+_MOST_ROWS = 2**63 - 1
+
+
+def row_limit(limit: int) -> int:
+    """``limit`` as a ``LIMIT`` SQLite takes: a larger Python int raises OverflowError when
+    bound, and written into the SQL it is read as a real number (a "datatype mismatch").
+
+    >>> row_limit(10**20) == 2**63 - 1
+    True
+    """
+    return min(limit, _MOST_ROWS)
 
 
 @contextmanager

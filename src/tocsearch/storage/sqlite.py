@@ -40,7 +40,7 @@ from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
 from tocsearch.storage._sqlite_check import check_rows, rebuild_fts, salvage_database
-from tocsearch.storage._sqlite_db import Database, sqlite_errors
+from tocsearch.storage._sqlite_db import Database, row_limit, sqlite_errors
 from tocsearch.storage._sqlite_fts import (
     FTS_VERSION,
     delete_event_texts,
@@ -404,7 +404,7 @@ class SqliteStorage(StorageCommon):
         if descending:
             sql += " DESC"
         if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+            sql += f" LIMIT {row_limit(int(limit))}"
         rows = self._db.rows(sql, params)
         if descending:
             rows.reverse()
