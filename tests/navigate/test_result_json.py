@@ -25,8 +25,10 @@ from tocsearch.navigate import (
 )
 from tocsearch.navigate._terms import searched_terms
 from tocsearch.navigate.result import evidence_dict, step_dicts
+from tocsearch.navigate.timehints import topic_without
 
 _GROUP_KEYS = ("segment_title", "project", "session_id")
+_RESULT = "tocsearch.navigate.result"
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
 EVENT_ID = "evt:1769763600000:x"  # 2026-01-30 09:00 UTC
@@ -90,6 +92,42 @@ def test_any_result_reads_back_from_its_json(
         result = attrs.evolve(result, topic=topic)
     text = json.dumps(result.to_dict(), ensure_ascii=False)
     assert NavigationResult.from_dict(json.loads(text)) == result
+
+
+@given(
+    query=_queries(),
+    terms=st.none() | st.just(("other", "terms")) | st.just(()),
+    topic=st.none() | sentences,
+    renderings=st.integers(1, 4),
+)
+def test_what_the_json_leaves_out_is_worked_out_once_per_result(
+    query: str, terms: tuple[str, ...] | None, topic: str | None, renderings: int
+) -> None:
+    """However often a result is rendered, its topic and terms are compared with the ones its
+    query implies once, and every rendering is the same JSON, leaving out the topic exactly
+    when it is the query without its time phrases and the terms exactly when they are the
+    topic's own."""
+    result = _result(query, [], terms)
+    if topic is not None:
+        result = attrs.evolve(result, topic=topic)
+    calls: list[str] = []
+
+    def counted(name: str, function: Any) -> Any:
+        def call(*args: Any) -> Any:
+            calls.append(name)
+            return function(*args)
+
+        return call
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(f"{_RESULT}.topic_without", counted("topic", topic_without))
+        patch.setattr(f"{_RESULT}.searched_terms", counted("terms", searched_terms))
+        rendered = [result.to_dict() for _ in range(renderings)]
+    assert sorted(calls) == ["terms", "topic"]
+    assert all(data == rendered[0] for data in rendered)
+    implied_topic = topic_without(result.query, result.time_hints.phrases)
+    assert ("topic" in rendered[0]) == (result.topic != implied_topic)
+    assert ("terms" in rendered[0]) == (result.terms != searched_terms(result.topic))
 
 
 @given(evidence=st.lists(evidence_items(("s1", "s2")), max_size=6), query=_queries())

@@ -194,6 +194,16 @@ class NavigationResult:
         """The segments of the evidence, each once, best first."""
         return tuple(dict.fromkeys(item.segment_id for item in self.evidence))
 
+    @functools.cached_property
+    def _derived(self) -> tuple[bool, bool]:
+        """Whether ``topic`` is the query without its time phrases, and whether ``terms`` are
+        the topic's own: what :meth:`to_dict` leaves out, worked out once for a result (the
+        record is frozen) however often it is rendered."""
+        return (
+            self.topic == topic_without(self.query, self.time_hints.phrases),
+            tuple(self.terms) == searched_terms(self.topic),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``.
 
@@ -230,9 +240,10 @@ class NavigationResult:
         hints = data["time_hints"]
         if hints["topic"] == data["topic"]:
             del hints["topic"]
-        if tuple(data["terms"]) == searched_terms(self.topic):
+        topic_derived, terms_derived = self._derived
+        if terms_derived:
             del data["terms"]
-        if self.topic == topic_without(self.query, self.time_hints.phrases):
+        if topic_derived:
             del data["topic"]
         if list(hints) == ["ranges", "phrases"] and not hints["ranges"] and not hints["phrases"]:
             del data["time_hints"]
