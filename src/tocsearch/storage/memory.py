@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event, Grip, TocNode
+from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage._memory_codec import (
     PackedEvent,
@@ -104,6 +104,22 @@ class InMemoryStorage(Backend):
             packed = self._packed_nodes.get(node_id)
             return None if packed is None else _segment(node_id, packed)
         return node
+
+    def get_child_nodes(self, parent_id: str) -> list[TocNode]:
+        # A parent above the days lists nodes kept as objects: they are handed out with one
+        # dict lookup each, without the generic path's second reading of the parent and its
+        # index checks (a digest route through a long history lists a few hundred parents a
+        # question). Segments (packed), unknown ids and a closed store take the generic path.
+        nodes = self._nodes
+        parent = nodes.get(parent_id) if type(parent_id) is str else None
+        if parent is None or self._closed:
+            return super().get_child_nodes(parent_id)
+        ids = dict.fromkeys(parent.child_node_ids)
+        children = list(filter(None, map(nodes.get, ids)))
+        if len(children) != len(ids):
+            return super().get_child_nodes(parent_id)
+        children.sort(key=time_order)
+        return children
 
     def _read_children(self, node_ids: list[str]) -> list[TocNode]:
         # The dicts hold exactly the indexed nodes: one lookup per id answers both questions.
