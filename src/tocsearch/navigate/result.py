@@ -119,7 +119,8 @@ class NavigationStep:
     reason: str
 
 
-@attrs.frozen
+# The hash is kept: fitting an answer looks each candidate up by value dozens of times.
+@attrs.frozen(cache_hash=True)
 class Evidence:
     """An event or a statement from a segment that answers the query, with what proves it.
 
