@@ -88,7 +88,9 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-@attrs.frozen
+# Not frozen: a fit makes dozens of costs, and a frozen class's __init__ sets each field
+# through object.__setattr__. None is ever changed.
+@attrs.define
 class _Cost:
     """Tokens of the two renderings, JSON and Markdown, each of which must fit the budget."""
 
