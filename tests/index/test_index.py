@@ -157,3 +157,27 @@ def test_rebuild_replaces_an_unreadable_sidecar(tmp_path: Path) -> None:
         index.check()
         assert index.counts()[0] == store.count_events()
         index.close()
+
+
+def test_a_sync_by_another_connection_is_seen_at_once(tmp_path: Path) -> None:
+    """An index keeps what it last read of its file's state only while nothing wrote to the
+    file: a sync by another index on the same file, or its own, is seen by the next check."""
+    events = load_example_events()
+    store = InMemoryStorage()
+    TocBuilder(store).ingest(events[:60])
+    path = tmp_path / "index.sqlite3"
+    with SearchIndex(store, path) as first, SearchIndex(store, path) as second:
+        first.sync()
+        assert first.is_current()
+        assert second.is_current()
+        TocBuilder(store).ingest(events[60:120])
+        assert not first.is_current()
+        assert second.sync().events_added > 0
+        assert first.is_current()
+        assert not first.sync().changed
+        TocBuilder(store).ingest(events[120:])
+        assert not second.is_current()
+        assert first.sync().events_added > 0
+        assert first.is_current()
+        assert second.is_current()
+        first.check()

@@ -180,6 +180,8 @@ class SearchIndex:
         )
         # (data_version, embedder) when every event was last found to have its vector.
         self._embedded: tuple[int, str] | None = None
+        # index_state as last read, and the file's data_version then (see _index_state).
+        self._state: tuple[int, tuple[tuple[int, int] | None, dict[str, str]]] | None = None
         self._connection = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -215,6 +217,7 @@ class SearchIndex:
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._errors():
             connection = self._connection
+            self._state = None
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -231,9 +234,24 @@ class SearchIndex:
     def is_current(self) -> bool:
         """Whether the index holds the tables this code writes and the store's counts match
         those it last synced (the cheap staleness test: two counts, no record read)."""
-        with self._errors():
-            found, meta = index_state(self._connection)
+        found, meta = self._index_state()
         return found == current_format() and self._counts_agree(meta)
+
+    def _index_state(self) -> tuple[tuple[int, int] | None, dict[str, str]]:
+        """:func:`index_state` of the file (not to be changed), read again only when it may
+        have changed: when another connection committed to it (SQLite's ``data_version``)
+        or this index began a write. A sync before each query then reads one pragma."""
+        connection = self._connection
+        try:
+            (version,) = connection.execute("PRAGMA data_version").fetchone()
+            known = self._state
+            if known is not None and known[0] == version:
+                return known[1]
+            state = index_state(connection)
+        except sqlite3.DatabaseError as error:
+            raise self._failed(error) from None
+        self._state = (version, state)
+        return state
 
     def _counts_agree(self, meta: dict[str, str]) -> bool:
         """Whether the store's counts are those ``meta`` (the index's) last synced."""
@@ -268,6 +286,7 @@ class SearchIndex:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(f"{self.path}{suffix}")
             self._connection = self._connect()
+            self._state = None
         self._embedded = None
         with self._transaction() as connection:
             drop_index_tables(connection)
@@ -291,8 +310,7 @@ class SearchIndex:
         Runtime complexity: O(1) store reads when the counts match; otherwise one pass over the
         store's events and segment ids.
         """
-        with self._errors():
-            found, meta = index_state(self._connection)
+        found, meta = self._index_state()
         if found is None or found != current_format():
             return self.rebuild()
         report = IndexSync()
@@ -304,8 +322,7 @@ class SearchIndex:
         return attrs.evolve(report, vectors_added=report.vectors_added + vectors)
 
     def _meta(self) -> dict[str, str]:
-        with self._errors():
-            return index_state(self._connection)[1]
+        return self._index_state()[1]
 
     def _merge_when_grown(self, meta: dict[str, str]) -> None:
         """Merge the full-text tables when the index has grown enough since it was last
@@ -478,6 +495,7 @@ class SearchIndex:
         with self._transaction() as connection:
             merge_fts_tables(connection)
         with self._errors():
+            self._state = None
             self._connection.execute("VACUUM")
             if self.path is not None:
                 self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
