@@ -20,6 +20,7 @@ Damage to stores on disk has its own module beside this one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from tests._support.cli import run
 from tests._support.storage_helpers import BACKENDS as ALL_BACKENDS
@@ -422,6 +423,71 @@ def test_lenient_import_never_raises_on_arbitrary_lines(lines: list[str]) -> Non
     assert len(result.problems) <= result.records_read
     assert len(result.events) + len(result.problems) <= result.records_read
     for event in result.events:
+        event_to_json_line(event).encode("utf-8")
+
+
+# The keys the four formats read, so that arbitrary values land where each importer looks.
+_FORMAT_KEYS = st.sampled_from(
+    [
+        *("title", "mapping", "message", "author", "role", "content", "content_type", "parts"),
+        *("create_time", "current_node", "parent", "children", "id", "sample_id"),
+        *("conversation", "speaker_a", "session_1", "session_1_date_time", "speaker", "dia_id"),
+        *("text", "blip_caption", "type", "uuid", "sessionId", "timestamp", "tool_use_id"),
+        *("name", "input", "session_id", "event_type", "metadata", "agent", "event_id"),
+    ]
+)
+_FORMAT_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(),
+    st.text(max_size=6),
+    st.sampled_from(["user", "assistant", "text", "tool_use", "tool_result", "a", "session_1"]),
+    st.sampled_from(["2026-01-30T10:00:00Z", "1:56 pm on 8 May, 2023"]),
+)
+format_records = st.recursive(
+    _FORMAT_VALUES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_FORMAT_KEYS, inner, max_size=6),
+    max_leaves=25,
+)
+_CHATGPT_MESSAGE = {"id": "a", "author": {"role": "user"}, "create_time": 1769763600}
+
+
+@given(record=format_records, name=st.sampled_from(["jsonl", "claude-code", "chatgpt", "locomo"]))
+@example(record={"type": []}, name="claude-code")
+@example(
+    record={
+        "type": "user",
+        "uuid": "u",
+        "timestamp": "2026-01-30T10:00:00Z",
+        "message": {"content": [{"type": {}}]},
+    },
+    name="claude-code",
+)
+@example(
+    record=[{"mapping": {"a": {"message": dict(_CHATGPT_MESSAGE, content={"content_type": []})}}}],
+    name="chatgpt",
+)
+@example(
+    record=[{"mapping": {"a": {"message": dict(_CHATGPT_MESSAGE, author={"role": []})}}}],
+    name="chatgpt",
+)
+def test_any_record_in_any_format_is_read_or_reported(record: Any, name: str) -> None:
+    """A record of any shape, with lists, objects, huge or odd numbers where each format
+    expects a string or a number, is an event or a problem in a lenient import and an
+    ImportFailed in a strict one; never another exception."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / ("x.jsonl" if name in ("jsonl", "claude-code") else "x.json")
+        source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        with contextlib.suppress(ImportFailed):
+            load_events(source, format=name, strict=True)
+        events: tuple[Event, ...] = ()
+        # A lenient import may still refuse a file that is no document of its format at all.
+        with contextlib.suppress(ImportFailed):
+            events = load_events(source, format=name, strict=False).events
+    for event in events:
         event_to_json_line(event).encode("utf-8")
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "safe_suffix",
     "short",
     "stamped_id",
+    "tag",
 ]
 
 _SAFE_SUFFIX = re.compile(r"[A-Za-z0-9_.:-]{1,200}")
@@ -73,6 +74,14 @@ def require_str(record: Mapping[str, Any], key: str, *, allow_empty: bool = Fals
     if not value and not allow_empty:
         raise BadRecord(f"{key!r} must not be empty")
     return value
+
+
+def tag(record: Mapping[str, Any], key: str) -> str | None:
+    """The string at ``key`` (a type, a role, a content type), or None when it is absent or
+    anything else: a list or an object there names no known kind, and cannot even be looked
+    up in a set of them."""
+    value = record.get(key)
+    return value if isinstance(value, str) else None
 
 
 def optional_str(record: Mapping[str, Any], key: str) -> str | None:

@@ -43,6 +43,7 @@ from tocsearch.importers._fields import (
     safe_suffix,
     short,
     stamped_id,
+    tag,
 )
 from tocsearch.importers._json import TooDeep, parse_document
 from tocsearch.importers._records import ImportResult
@@ -100,7 +101,7 @@ def message_text(content: Mapping[str, Any]) -> str | None:
         BadRecord: the content type is unknown and holds no text to fall back on.
     """
     kind = content.get("content_type")
-    if kind in _HIDDEN_CONTENT:
+    if tag(content, "content_type") in _HIDDEN_CONTENT:
         return None
     parts = content.get("parts")
     if isinstance(parts, list):
@@ -204,9 +205,10 @@ def _message(
 ) -> tuple[Event, datetime] | None:
     record = require_mapping(message, "'message'")
     author = require_mapping(record.get("author"), "'author'")
-    role_name = author.get("role")
+    role_name = tag(author, "role")
     if role_name not in _ROLES:
-        raise BadRecord(f"author role must be one of {', '.join(_ROLES)}, got {short(role_name)}")
+        shown = short(author.get("role"))
+        raise BadRecord(f"author role must be one of {', '.join(_ROLES)}, got {shown}")
     metadata_field = record.get("metadata")
     extra = metadata_field if isinstance(metadata_field, dict) else {}
     if extra.get("is_visually_hidden_from_conversation") is True:
@@ -215,7 +217,7 @@ def _message(
     text = message_text(content)
     if text is None or not text.strip():
         return None
-    role, event_type = _ROLES[str(role_name)]
+    role, event_type = _ROLES[role_name]
     raw_time = record.get("create_time")
     if raw_time is not None:
         when = epoch_seconds(raw_time, "create_time")

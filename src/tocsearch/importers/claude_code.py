@@ -46,6 +46,7 @@ from tocsearch.importers._fields import (
     safe_suffix,
     short,
     stamped_id,
+    tag,
 )
 from tocsearch.importers._json import parse_record
 from tocsearch.importers._records import ImportResult
@@ -166,7 +167,7 @@ class _FileReader:
 
     def _events(self, record: Any) -> list[Event]:
         line = require_mapping(record, "a line")
-        kind = line.get("type")
+        kind = tag(line, "type")
         if kind == "summary":
             summary, leaf = line.get("summary"), line.get("leafUuid")
             if isinstance(summary, str) and summary.strip() and isinstance(leaf, str):
@@ -226,7 +227,7 @@ class _FileReader:
         if isinstance(block, str):
             block = {"type": "text", "text": block}
         mapping = require_mapping(block, "a content block")
-        kind = mapping.get("type")
+        kind = tag(mapping, "type")
         message_type = (
             EventType.USER_MESSAGE if role is EventRole.USER else EventType.ASSISTANT_MESSAGE
         )
@@ -238,7 +239,7 @@ class _FileReader:
         if kind in _SKIPPED_BLOCKS:
             return None
         if kind in _PLACEHOLDER_BLOCKS:
-            return role, message_type, _PLACEHOLDER_BLOCKS[str(kind)], metadata
+            return role, message_type, _PLACEHOLDER_BLOCKS[kind], metadata
         if kind == "tool_use":
             name = require_str(mapping, "name")
             tool_input = mapping.get("input") or {}
@@ -293,11 +294,11 @@ class _FileReader:
                 continue
             if not isinstance(block, dict):
                 raise BadRecord(f"tool_result content holds a non-block item: {short(block)}")
-            kind = block.get("type")
+            kind = tag(block, "type")
             if kind == "text":
                 parts.append(str(block.get("text", "")))
             elif kind in _PLACEHOLDER_BLOCKS:
-                parts.append(_PLACEHOLDER_BLOCKS[str(kind)])
+                parts.append(_PLACEHOLDER_BLOCKS[kind])
             elif kind == "tool_reference" and isinstance(block.get("tool_name"), str):
                 # What a tool search found: the names of the tools it loaded.
                 parts.append(f"[tool reference: {block['tool_name']}]")
