@@ -213,16 +213,20 @@ class LeafMap:
         self.__dict__.update({**defaults, **state, "_opened": {}, "_deflater": None})
 
     def _seal(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> bytes:
-        if self._plain:
-            return marshal.dumps((keys, values))
         payload, tail = self._payload(keys, values)
+        if self._plain:
+            # The very bytes the learning compresses: marshal may write what it read back
+            # otherwise (shared strings flagged differently), which the dictionary would hold.
+            return payload + tail
         return self._compressed(payload) + tail
 
     def _payload(self, keys: tuple[str, ...], values: tuple[Value, ...]) -> tuple[bytes, bytes]:
         """What a leaf of these entries compresses, and the tail stored after it."""
         if self.raw_tails:
             heads, lengths, tail = _split_tails(values)
-            return marshal.dumps((keys, heads, lengths)), tail
+            if tail:
+                return marshal.dumps((keys, heads, lengths)), tail
+        # No tail: the leaf is written as a map without raw tails writes it.
         return marshal.dumps((keys, values)), b""
 
     def _compressed(self, payload: bytes) -> bytes:
@@ -235,7 +239,15 @@ class LeafMap:
         return cast(bytes, deflater.compress(payload) + deflater.flush())
 
     def _unsealed(self, leaf: bytes) -> tuple[bytes, bytes]:
-        """The payload and tail of a stored leaf; see :meth:`_seal`."""
+        """The payload and tail of a stored leaf; see :meth:`_seal`. Raises ``zlib.error``,
+        ``ValueError``, ``EOFError`` or ``TypeError`` when the leaf is damaged."""
+        if self._plain:
+            if not self.raw_tails:
+                return leaf, b""
+            # marshal reads the payload and leaves the tail behind it, whose length it names.
+            loaded = marshal.loads(leaf)
+            size = sum(length for length in loaded[2] if length > 0) if len(loaded) == 3 else 0
+            return leaf[: len(leaf) - size], leaf[len(leaf) - size :]
         if self.raw_tails:
             return _inflated_with_tail(leaf, self._dictionary)
         return _inflated(leaf, self._dictionary), b""
@@ -246,14 +258,15 @@ class LeafMap:
         found = opened.pop(id(leaf), None)
         if found is None or found[0] is not leaf:
             try:
-                if self._plain:
-                    keys, values = marshal.loads(leaf)
-                elif self.raw_tails:
-                    payload, tail = _inflated_with_tail(leaf, self._dictionary)
-                    keys, heads, lengths = marshal.loads(payload)
+                payload, tail = self._unsealed(leaf)
+                loaded = marshal.loads(payload)
+                if self.raw_tails and len(loaded) == 3:
+                    keys, heads, lengths = loaded
                     values = _joined_tails(heads, lengths, tail)
+                elif tail:
+                    raise ValueError("a leaf without tails is followed by other bytes")
                 else:
-                    keys, values = marshal.loads(_inflated(leaf, self._dictionary))
+                    keys, values = loaded
             except (zlib.error, ValueError, EOFError, TypeError) as error:
                 # Only a damaged pickle of a store holds such a leaf.
                 raise StoreCorrupted(
@@ -329,10 +342,7 @@ class LeafMap:
     def _learn_dictionary(self) -> None:
         """Learn the dictionary from leaves spread evenly over the map (as many as fit its
         32 KiB), then compress every leaf against it."""
-        if self._plain:
-            unsealed = [self._payload(*marshal.loads(leaf)) for leaf in self._leaves]
-        else:
-            unsealed = [self._unsealed(leaf) for leaf in self._leaves]
+        unsealed = [self._unsealed(leaf) for leaf in self._leaves]
         payloads = [payload for payload, _ in unsealed]
         per_leaf = max(1, sum(map(len, payloads)) // len(payloads))
         step = max(1, len(payloads) * per_leaf // _DICTIONARY_BYTES)
