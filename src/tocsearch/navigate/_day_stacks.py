@@ -29,19 +29,21 @@ __all__ = ["DIRECT_PARENTS", "DayStack", "DayStacks"]
 class DayStack:
     """The segment maps of some days, stacked, and the state of each day they were read in.
 
-    Runtime complexity: O(1) to find a day's place (one dict lookup and a comparison of its
-    children, by identity when the store hands out the same tuple)."""
+    Runtime complexity: O(1) to find a day's place (one dict lookup, and an identity check
+    when the store hands out the very day the stack was made from, else a comparison of its
+    version, digest and children)."""
 
     __slots__ = ("_members", "maps")
 
     def __init__(self, days: Iterable[TocNode], digests: DigestCache) -> None:
-        members: dict[str, tuple[int, int, int, tuple[str, ...]]] = {}
+        members: dict[str, tuple[int, int, int, tuple[str, ...], TocNode]] = {}
         maps: list[SegmentMap] = []
         for day in days:
             found = None if day.level is not TocLevel.DAY else digests.segment_map(day)
             if found is None or day.node_id in members:
                 continue
-            members[day.node_id] = (len(maps), day.version, len(day.digest), day.child_node_ids)
+            state = (len(maps), day.version, len(day.digest), day.child_node_ids, day)
+            members[day.node_id] = state
             maps.append(found)
         self._members = members
         self.maps = StackedMaps(maps)
@@ -61,7 +63,11 @@ class DayStack:
         for day in days:
             member = members.get(day.node_id)
             if member is not None:
-                index, version, size, ids = member
+                index, version, size, ids, made_from = member
+                if made_from is day:
+                    # Records are immutable: the very day the map was read from is as it was.
+                    found.append(index)
+                    continue
                 children = day.child_node_ids
                 if (
                     day.version == version

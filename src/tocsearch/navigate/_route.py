@@ -117,12 +117,14 @@ class DigestRoute:
         *,
         ascending: bool = False,
         stack: DayStack | None = None,
+        masks: dict[str, int] | None = None,
     ) -> list[TocNode]:
         """``nodes`` that may hold ``need`` terms, newest first, tallying the first pass's
         skips. ``ascending`` says ``nodes`` are in time order already (as a store returns
         children), so reversing them puts them newest first without sorting again; ``stack``
-        holds the maps of the days among them."""
-        kept = self._pruned(nodes, need, stack)
+        holds the maps of the days among them; ``masks`` receives what the map of each day
+        kept says of its segments (:meth:`_pruned`)."""
+        kept = self._pruned(nodes, need, stack, masks)
         if nodes:
             self._tally(need, level_of(nodes), len(nodes), len(nodes) - len(kept))
         if ascending:
@@ -132,11 +134,16 @@ class DigestRoute:
         return kept
 
     def _pruned(
-        self, nodes: list[TocNode], need: int, stack: DayStack | None = None
+        self,
+        nodes: list[TocNode],
+        need: int,
+        stack: DayStack | None = None,
+        masks: dict[str, int] | None = None,
     ) -> list[TocNode]:
         """``nodes`` without those that cannot hold ``need`` terms: by the segment map for a
         day that has one (no segment may hold them; read from ``stack`` when it holds the
-        day), by the digest otherwise."""
+        day), by the digest otherwise. ``masks`` receives the segments each map keeps, by
+        day, so a kept day's map is not read again (:meth:`_mapped`)."""
         lens = self.lens
         within = self._within if self.ranges else None
         kept: list[TocNode] = []
@@ -144,6 +151,8 @@ class DigestRoute:
             if mapped is not None and (within is None or within(node)):
                 if mapped:
                     kept.append(node)
+                    if masks is not None:
+                        masks[node.node_id] = mapped
                 continue
             kept.extend(lens.prune((node,), need))
         return kept
@@ -160,11 +169,13 @@ class DigestRoute:
         need: int,
         read: set[str],
         stack: DayStack | None = None,
+        masks: dict[str, int] | None = None,
     ) -> Iterator[list[TocNode]]:
         """The segments below ``nodes`` (newest first) whose ancestors' digests all may hold
         ``need`` terms, skipping days already ``read`` in this pass order; a node's segment
         children come as one batch. The maps of a year's days are read stacked (``stack``
-        below the year)."""
+        below the year; ``masks`` what the maps of ``nodes`` that are days said of their
+        segments, when they were read already)."""
         leaves = [node for node in nodes if node.level is TocLevel.SEGMENT]
         if leaves:
             yield leaves
@@ -172,7 +183,8 @@ class DigestRoute:
             if node.level is TocLevel.SEGMENT:
                 continue
             if node.level is TocLevel.DAY:
-                mapped = self._mapped(node, need, stack)
+                known = masks.get(node.node_id) if masks else None
+                mapped = self._mapped(node, need, stack, known)
                 if mapped is not None:
                     if mapped:
                         yield mapped
@@ -192,8 +204,9 @@ class DigestRoute:
                 # A year the ranges cut is read day by day: stacking all its days would
                 # cost more than reading the few the ranges keep.
                 stack = self._stack(node)
-            kept = self._kept(children, need, ascending=True, stack=stack)
-            yield from self._descend(kept, need, read, stack)
+            found: dict[str, int] = {}
+            kept = self._kept(children, need, ascending=True, stack=stack, masks=found)
+            yield from self._descend(kept, need, read, stack, found)
 
     def _stack(self, year: TocNode) -> DayStack | None:
         """The stacked segment maps of all the days of ``year`` (the stack is kept between
@@ -216,7 +229,11 @@ class DigestRoute:
         return self.lens.stack(year, days)
 
     def _mapped(
-        self, day: TocNode, need: int, stack: DayStack | None = None
+        self,
+        day: TocNode,
+        need: int,
+        stack: DayStack | None = None,
+        known: int | None = None,
     ) -> list[TocNode] | None:
         """The segments of ``day`` (newest first) that may hold ``need`` terms by the day's
         segment map, found without reading the others; None when the map cannot tell (no
@@ -224,8 +241,9 @@ class DigestRoute:
 
         The map answers as the segments' own digests do, except for a segment whose digest is
         wider than the map's rows: folded, it may be kept where its own digest would not, and
-        is then read for nothing; never the other way round."""
-        mapped = self.lens.map_kept(day, need, stack)
+        is then read for nothing; never the other way round. ``known`` is what the day's map
+        keeps when it was read already (by :meth:`_pruned`, for a day inside the ranges)."""
+        mapped = known if known is not None else self.lens.map_kept(day, need, stack)
         if mapped is None or not self._within(day):
             return None
         ids = day.child_node_ids
