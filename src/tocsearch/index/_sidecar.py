@@ -319,6 +319,8 @@ class SearchIndex:
             meta = self._meta()
         vectors = self._embed_missing()
         self._merge_when_grown(meta)
+        if not vectors:
+            return report
         return attrs.evolve(report, vectors_added=report.vectors_added + vectors)
 
     def _meta(self) -> dict[str, str]:

@@ -525,12 +525,12 @@ def fit(
     # The reason in brief: only the limit that stopped the walk, if one did; the note that
     # says how many items fit follows it.
     halts = [part for part in result.reason.split("; ") if part.startswith("stopped after")]
-    brief = attrs.evolve(result, reason="; ".join(halts))
+    brief_reason = "; ".join(halts)
     meter = _Meter(estimator, result.zone)
     whole = meter.frame(result, budget, reason=result.reason, partial=result.partial)
     if whole.widest > budget:
         # The frame does not fit as it is: in brief, if at all.
-        _check_frame(result, brief, budget, estimator)
+        _check_frame(result, attrs.evolve(result, reason=brief_reason), budget, estimator)
     paths = _Paths(result.steps)
     counted = _counted(result.reason, len(offered), note)
 
@@ -550,13 +550,14 @@ def fit(
         # evidence leaves (unless the caller asked for it), when that returns more of them
         # (or as many, with more of their text).
         # The explanation shrinks with the budget; the evidence is what was asked for.
-        told = _counted(brief.reason, len(offered), note)
+        brief = attrs.evolve(result, reason=brief_reason)
+        told = _counted(brief_reason, len(offered), note)
 
         def brief_cut() -> _Cost:
             return meter.frame(result, budget, reason=told(len(offered) - 1), partial=True)
 
         bases = (
-            meter.frame(result, budget, reason=brief.reason, partial=result.partial),
+            meter.frame(result, budget, reason=brief_reason, partial=result.partial),
             brief_cut,
         )
         brief_shaped = _shape(
