@@ -4,10 +4,8 @@ before and after, and an index that cannot be written answering as it is."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
-from tests._support.fts_segments import fts_segments
+from tests._support.fts_merges import fts_segments, refuse_merges
 
 from tocsearch.examples import load_example_events
 from tocsearch.index import IndexingStorage, SearchIndex
@@ -94,14 +92,7 @@ def test_an_index_that_cannot_be_written_is_searched_unmerged(
     store, _ = _grown_in_batches(3)
     index = store.index
     before = _answers(index)
-    attempts: list[str] = []
-
-    def refuse(connection: sqlite3.Connection) -> None:
-        attempts.append("merge")
-        raise sqlite3.OperationalError("attempt to write a readonly database")
-
-    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", 1)
-    monkeypatch.setattr(_fts_merge, "merge_fts_tables", refuse)
+    attempts = refuse_merges(monkeypatch, "attempt to write a readonly database")
     assert not index.sync().changed
     assert not index.sync().changed
     assert attempts == ["merge"]

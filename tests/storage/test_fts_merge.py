@@ -15,7 +15,7 @@ import attrs
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from tests._support.fts_segments import fts_segments
+from tests._support.fts_merges import fts_segments, refuse_merges
 from tests._support.storage_helpers import make_event, make_node
 
 from tocsearch.levels import TocLevel
@@ -137,14 +137,7 @@ def test_a_merge_the_database_refuses_loses_no_write_and_is_not_tried_again(
 ) -> None:
     """A merge that fails leaves the batch stored and searchable, records no merge, and the
     store does not try again on each later write."""
-    attempts: list[str] = []
-
-    def refuse(connection: sqlite3.Connection) -> None:
-        attempts.append("merge")
-        raise sqlite3.OperationalError("database or disk is full")
-
-    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", 1)
-    monkeypatch.setattr(_fts_merge, "merge_fts_tables", refuse)
+    attempts = refuse_merges(monkeypatch, "database or disk is full")
     store = SqliteStorage(tmp_path / "store")
     store.put_events(_events(0, 10))
     store.put_events(_events(10, 10))

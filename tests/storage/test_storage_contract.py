@@ -345,6 +345,18 @@ _node = make_node
 _event = make_event
 
 
+def _grip(number: int) -> Grip:
+    """Grip number ``number``, on the events of the same number."""
+    return Grip(
+        grip_id=ids.grip_id(_T0, f"g{number}"),
+        excerpt=f"excerpt {number}",
+        event_id_start=ids.event_id(_T0, f"s{number}"),
+        event_id_end=ids.event_id(_T0, f"s{number}"),
+        timestamp=_T0,
+        source="test",
+    )
+
+
 def test_every_backend_implements_the_protocol(store: Storage) -> None:
     """Each backend is a Storage."""
     assert isinstance(store, Storage)
@@ -367,17 +379,7 @@ def test_missing_records_raise_not_found_and_find_returns_none(store: Storage) -
 def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
     """find_grips reads more ids than one SQL query binds, skips strings no grip can be named
     by and keeps the order asked."""
-    stored = [
-        Grip(
-            grip_id=ids.grip_id(_T0, f"g{n}"),
-            excerpt=f"excerpt {n}",
-            event_id_start=ids.event_id(_T0, f"s{n}"),
-            event_id_end=ids.event_id(_T0, f"s{n}"),
-            timestamp=_T0,
-            source="test",
-        )
-        for n in range(1_200)
-    ]
+    stored = [_grip(n) for n in range(1_200)]
     store.put_grips(stored)
     asked = [grip.grip_id for grip in reversed(stored)]
     asked[5:5] = ["", "grip:1:none", "garbage", "grip:\udc80:odd", stored[0].grip_id]
@@ -396,14 +398,7 @@ def test_grips_are_found_at_once_past_one_query_of_ids(store: Storage) -> None:
 def test_ids_that_are_not_strings_are_refused_alone_and_in_a_batch(store: Storage) -> None:
     """find_grip, get_grip and find_grips refuse an id that is not a string with one
     InvalidId naming it, and find_grips refuses one string given for the whole collection."""
-    grip = Grip(
-        grip_id=ids.grip_id(_T0, "g"),
-        excerpt="excerpt",
-        event_id_start=ids.event_id(_T0, "s"),
-        event_id_end=ids.event_id(_T0, "s"),
-        timestamp=_T0,
-        source="test",
-    )
+    grip = _grip(0)
     store.put_grip(grip)
     message = "grip_id must be a string, got bytes b'grip:1:x'"
     with pytest.raises(InvalidId, match=message):

@@ -1,9 +1,13 @@
-"""How many segments an FTS5 table has, read from its structure record: what a merge of the
-full-text tables leaves at one."""
+"""Watching the merges of full-text tables: how many segments an FTS5 table has (read from
+its structure record; a merge leaves one), and a merge that the database refuses."""
 
 from __future__ import annotations
 
 import sqlite3
+
+import pytest
+
+from tocsearch.storage import _fts_merge
 
 
 def _varint(block: bytes, at: int) -> tuple[int, int]:
@@ -26,3 +30,17 @@ def fts_segments(connection: sqlite3.Connection, table: str) -> int:
     _levels, at = _varint(block, 4)
     segments, _ = _varint(block, at)
     return segments
+
+
+def refuse_merges(monkeypatch: pytest.MonkeyPatch, message: str) -> list[str]:
+    """Make every merge due from one event on, and fail it as SQLite fails with ``message``;
+    the list returned grows by one entry per merge tried."""
+    attempts: list[str] = []
+
+    def refuse(connection: sqlite3.Connection) -> None:
+        attempts.append("merge")
+        raise sqlite3.OperationalError(message)
+
+    monkeypatch.setattr(_fts_merge, "MERGE_FLOOR", 1)
+    monkeypatch.setattr(_fts_merge, "merge_fts_tables", refuse)
+    return attempts
