@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
+from tests.strategies import any_text
 
 from tocsearch.index import fts_phrases, match_all, match_any
 from tocsearch.storage._sqlite_fts import create_fts_tables, upsert_event_texts
@@ -56,20 +57,37 @@ def test_any_matches_rows_with_one_token() -> None:
     assert _matches(_table(), expression) == [1, 2]
 
 
-@given(st.text())
+@given(any_text)
+@example("jwt\x00refresh")
+@example("\x00")
+@example("jwt \ud800")
 def test_no_text_raises_an_fts5_syntax_error(text: str) -> None:
-    """Any text, hostile or not, runs as a query of both kinds."""
+    """Any text, hostile or not, NUL and unpaired surrogates included, runs as a query of
+    both kinds: SQLite reads a string up to its first NUL and cannot be given a surrogate."""
     connection = _table()
-    for expression in (match_all(text), match_any(text)):
-        if expression is not None and "\x00" not in expression:
+    for expression in (match_all(text), match_any(text), " ".join(fts_phrases(text))):
+        if expression:
             _matches(connection, expression)
+
+
+def test_a_nul_separates_words_in_a_query_as_in_a_text() -> None:
+    """A NUL splits words in a query as it does in an indexed text, so it finds what the two
+    words find instead of reading as a broken string."""
+    connection = _table()
+    upsert_event_texts(connection, [(4, "alpha\x00zebracorn quagga")])
+    for text in ("zebracorn\x00quagga", "alpha\x00zebracorn"):
+        expression = match_all(text)
+        assert expression is not None
+        assert _matches(connection, expression) == [4]
 
 
 @given(st.lists(st.text(min_size=1).filter(lambda t: t.split() != []), min_size=1))
 def test_each_token_is_one_quoted_string(tokens: list[str]) -> None:
-    """Every token becomes one double-quoted string whose inner quotes are doubled."""
+    """Every token (split at white space and NUL) becomes one double-quoted string whose
+    inner quotes are doubled."""
     text = " ".join(tokens)
+    expected = dict.fromkeys(text.replace("\x00", " ").split())
     phrases = fts_phrases(text)
-    assert len(phrases) == len(dict.fromkeys(text.split()))
-    for phrase, token in zip(phrases, dict.fromkeys(text.split()), strict=True):
+    assert len(phrases) == len(expected)
+    for phrase, token in zip(phrases, expected, strict=True):
         assert phrase == '"' + token.replace('"', '""') + '"'

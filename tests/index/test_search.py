@@ -161,3 +161,18 @@ def test_a_limit_past_every_row_finds_what_a_large_one_does(
     index = SearchIndex(store, embedder=HashingEmbedder())
     every = index.search(QUERY, mode=mode, limit=1000)
     assert index.search(QUERY, mode=mode, limit=10**20).hits == every.hits
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("noise", ["\x00", "\ud800"])
+def test_a_nul_or_a_lone_surrogate_in_a_query_is_searched_past(
+    store: InMemoryStorage, mode: str, noise: str
+) -> None:
+    """A query holding a NUL or an unpaired surrogate is searched in the index like the
+    query without it: no UnicodeEncodeError, and no report of an unusable index."""
+    index = SearchIndex(store, embedder=HashingEmbedder())
+    plain = index.search(QUERY, mode=mode, limit=4)
+    noisy = index.search(f"{QUERY} {noise}", mode=mode, limit=4)
+    assert noisy.mode_used == plain.mode_used == mode
+    assert noisy.note == plain.note
+    assert [hit.segment_id for hit in noisy.hits] == [hit.segment_id for hit in plain.hits]

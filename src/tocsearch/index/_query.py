@@ -2,12 +2,15 @@
 
 Every token of the text becomes a double-quoted FTS5 string (a double quote inside is doubled),
 so colons, parentheses, ``AND``/``NOT``/``NEAR``, ``*`` and ``^`` are searched for as text,
-never read as query syntax.
+never read as query syntax. Tokens are split at white space and at NUL, which separates words
+in an indexed text too (SQLite would read a query string only up to it), and an unpaired
+surrogate, which SQLite cannot be given, becomes U+FFFD as in every stored text.
 """
 
 from __future__ import annotations
 
 from tocsearch.navigate._terms import STOPWORDS
+from tocsearch.text import encodable
 
 __all__ = ["fts_phrases", "match_all", "match_any"]
 
@@ -18,6 +21,11 @@ def _quoted(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
+def _tokens(text: str) -> list[str]:
+    """The distinct tokens of ``text``, in order: split at white space and NUL."""
+    return list(dict.fromkeys(encodable(text).replace("\x00", " ").split()))
+
+
 def fts_phrases(text: str) -> tuple[str, ...]:
     """Each whitespace-separated token of ``text`` as a quoted FTS5 string, each once.
 
@@ -26,13 +34,13 @@ def fts_phrases(text: str) -> tuple[str, ...]:
     >>> fts_phrases("   ")
     ()
     """
-    return tuple(_quoted(token) for token in dict.fromkeys(text.split()))
+    return tuple(_quoted(token) for token in _tokens(text))
 
 
 def _content_tokens(text: str) -> list[str]:
     """The tokens of ``text`` that are not question filler (the navigator's stopwords)."""
     kept = []
-    for token in dict.fromkeys(text.split()):
+    for token in _tokens(text):
         word = token.strip(_EDGE_PUNCTUATION).casefold()
         if word and word not in STOPWORDS:
             kept.append(token)
@@ -51,7 +59,7 @@ def match_all(text: str) -> str | None:
     >>> match_all("what about") == '"what" "about"'
     True
     """
-    tokens = _content_tokens(text) or list(dict.fromkeys(text.split()))
+    tokens = _content_tokens(text) or _tokens(text)
     if not tokens:
         return None
     return " ".join(_quoted(token) for token in tokens)
@@ -64,7 +72,7 @@ def match_any(text: str) -> str | None:
     >>> match_any("JWT refresh")
     '"JWT" OR "refresh"'
     """
-    tokens = _content_tokens(text) or list(dict.fromkeys(text.split()))
+    tokens = _content_tokens(text) or _tokens(text)
     if not tokens:
         return None
     return " OR ".join(_quoted(token) for token in tokens)
