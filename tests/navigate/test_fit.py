@@ -14,7 +14,6 @@ from tocsearch.navigate import (
     Evidence,
     EvidenceKind,
     NavigationResult,
-    NavigationStep,
     parse_time_hints,
 )
 from tocsearch.navigate._fit import _Cost, _costs, _Meter, fit, grouped
@@ -213,24 +212,32 @@ def test_the_pieces_are_the_rendering_in_characters(result: NavigationResult) ->
     assert path_note <= pieces.markdown - rendered.markdown <= path_note + closing
 
 
-@given(
-    offered=st.lists(evidence_items(_SEGMENTS), max_size=12),
-    budget=st.integers(200, 2000),
-    reason=st.just("") | st.just(EXPLAINED) | sentences,
-    full_path=st.booleans(),
-    steps=st.just(()) | navigation_steps(),
-)
+@st.composite
+def _offers(
+    draw: st.DrawFn, least: int = 200
+) -> tuple[NavigationResult, list[Evidence], int, bool]:
+    """A walk's result to fit (any reason, a path or none), what it offers, a budget of at
+    least ``least`` tokens and whether the full path was asked for."""
+    budget = draw(st.integers(least, 2000))
+    reason = draw(st.just("") | st.just(EXPLAINED) | sentences)
+    steps = draw(st.just(()) | navigation_steps())
+    result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
+    return (
+        result,
+        draw(st.lists(evidence_items(_SEGMENTS), max_size=12)),
+        budget,
+        draw(st.booleans()),
+    )
+
+
+@given(case=_offers())
 def test_an_answer_fits_without_trimming(
-    offered: list[Evidence],
-    budget: int,
-    reason: str,
-    full_path: bool,
-    steps: tuple[NavigationStep, ...],
+    case: tuple[NavigationResult, list[Evidence], int, bool],
 ) -> None:
     """Whatever the offer, the budget and the path, the fitted answer is within its budget in
     both renderings, its pieces add up within it too (so the final measure had nothing to
     trim), and the reason counts the items returned when not all were."""
-    result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
+    result, offered, budget, full_path = case
     fitted = fit(
         result, offered, budget=budget, estimator=estimate_tokens, full_path=full_path, note=_note
     )
@@ -252,24 +259,14 @@ def test_the_pieces_add_up_to_the_rendering_to_the_character(result: NavigationR
     assert meter.rendered(result) == _costs(result, estimate_tokens)
 
 
-@given(
-    offered=st.lists(evidence_items(_SEGMENTS), max_size=12),
-    budget=st.integers(120, 2000),
-    reason=st.just("") | st.just(EXPLAINED) | sentences,
-    full_path=st.booleans(),
-    steps=st.just(()) | navigation_steps(),
-)
+@given(case=_offers(least=120))
 def test_counting_characters_chooses_what_rendering_chooses(
-    offered: list[Evidence],
-    budget: int,
-    reason: str,
-    full_path: bool,
-    steps: tuple[NavigationStep, ...],
+    case: tuple[NavigationResult, list[Evidence], int, bool],
 ) -> None:
     """The fit with the default estimator (its pieces' characters added up) returns the
     same answer, to its count of tokens, as with the same estimator under another name
     (every choice confirmed by rendering it)."""
-    result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
+    result, offered, budget, full_path = case
 
     def rendering(text: str) -> int:
         return estimate_tokens(text)
