@@ -84,8 +84,13 @@ _TERSE_TEXT = 40
 _PATH_SHARE = 0.1
 
 
+# What json.dumps(data, ensure_ascii=False) writes, by one encoder: dumps makes a new one for
+# every call with an option, and a fit writes a dozen small pieces an answer.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def _json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False)
+    return _ENCODER.encode(data)
 
 
 # Not frozen: a fit makes dozens of costs, and a frozen class's __init__ sets each field
