@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -176,3 +177,16 @@ def test_a_nul_or_a_lone_surrogate_in_a_query_is_searched_past(
     assert noisy.mode_used == plain.mode_used == mode
     assert noisy.note == plain.note
     assert [hit.segment_id for hit in noisy.hits] == [hit.segment_id for hit in plain.hits]
+
+
+@pytest.mark.parametrize("mode", ["fts", "toc"])
+def test_an_unencodable_query_is_echoed_as_utf8_can_write_it(
+    store: InMemoryStorage, mode: str
+) -> None:
+    """A query with an unpaired surrogate (a command line's bytes that are not UTF-8) comes
+    back in the outcome with U+FFFD in its place, so the answer can be written as UTF-8."""
+    outcome = SearchIndex(store, embedder=HashingEmbedder()).search(
+        f"{QUERY} \udcff", mode=mode, limit=2
+    )
+    assert outcome.query == f"{QUERY} \ufffd"
+    json.dumps(outcome.to_dict(), ensure_ascii=False).encode("utf-8")

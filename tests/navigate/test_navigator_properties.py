@@ -3,14 +3,16 @@ any graph of nodes, however broken, is walked to an end."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests._support.budget import limit_named, rendered_tokens
 from tests._support.navtree import Seg, build_store, topic_rollup, utc
+from tests.strategies import any_text
 
-from tocsearch import ids
+from tocsearch import _render, ids
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocBullet, TocNode
 from tocsearch.navigate import Navigator
@@ -146,3 +148,21 @@ def test_any_broken_graph_is_walked_to_an_end(store: InMemoryStorage, query: str
     opened = [parent for step in result.steps for parent in step.parent_ids]
     assert len(opened) == len(set(opened))
     assert result.nodes_visited <= store.count_nodes()
+
+
+_ANSWERED = build_store(
+    [Seg(utc(2026, 1, 5), "fixed the okapi cache"), Seg(utc(2026, 1, 6), "login page deploy")],
+    topic_rollup(),
+)
+
+
+@given(query=any_text.filter(str.strip).map(lambda text: text[:200]))
+@example(query="okapi \udcff")
+@example(query="\ud83d cache")
+def test_any_question_gives_an_answer_utf8_can_write(query: str) -> None:
+    """Whatever a question holds (an unpaired surrogate, as a command line gives for bytes
+    that are not UTF-8), its answer, the question echoed in it included, can be written as
+    UTF-8 both as JSON and as text: a terminal or file that refuses surrogates is no crash."""
+    result = Navigator(_ANSWERED, now=NOW).navigate(query)
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    _render.navigation(result, verbose=True).encode("utf-8")

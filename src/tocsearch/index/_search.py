@@ -22,6 +22,7 @@ from tocsearch.errors import InvalidArgument, StorageError
 from tocsearch.models import Grip, TocNode
 from tocsearch.navigate import Navigator
 from tocsearch.storage.protocol import Storage
+from tocsearch.text import encodable
 
 if TYPE_CHECKING:
     from tocsearch.index._sidecar import SearchIndex
@@ -280,6 +281,7 @@ def run_search(
     _check(limit, min_score)
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {query!r}")
+    query = encodable(query)  # echoed in the outcome: as UTF-8 can write it
     start = None if start is None else in_utc(start, "start")
     end = None if end is None else in_utc(end, "end")
     used = requested

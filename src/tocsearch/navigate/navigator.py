@@ -62,7 +62,7 @@ from tocsearch.navigate.result import (
 from tocsearch.navigate.seeder import EventSeeder, SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
 from tocsearch.storage.protocol import Storage
-from tocsearch.text import TokenEstimator, estimate_tokens
+from tocsearch.text import TokenEstimator, encodable, estimate_tokens
 
 __all__ = ["MAX_QUERY_CHARACTERS", "MAX_QUERY_TERMS", "Navigator"]
 
@@ -182,6 +182,9 @@ class Navigator:
             raise InvalidArgument(
                 f"query must be at most {MAX_QUERY_CHARACTERS} characters, got {len(query)}"
             )
+        # An unpaired surrogate (a command line's bytes that are not UTF-8) is U+FFFD, as in
+        # every stored text, so the answer that echoes the question can be written.
+        query = encodable(query)
         now = self.now if self.now is not None else datetime.now(timezone.utc)
         hints = parse_time_hints(query, now)
         every = topic_terms(hints.topic)
