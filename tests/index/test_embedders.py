@@ -36,7 +36,13 @@ class _FakeOllama(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b'{"error": "model not found"}')
             return
-        rows = [[t.count("a") + 1, t.count("e"), t.count("o"), len(t)] for t in body["input"]]
+        rows: list[list[Any]] = [
+            [t.count("a") + 1, t.count("e"), t.count("o"), len(t)] for t in body["input"]
+        ]
+        if body.get("model") == "words":  # a broken server: numbers as words
+            rows = [["one", "two"] for _ in body["input"]]
+        if body.get("model") == "nan":  # a broken model: vectors that are not numbers
+            rows = [[float("nan"), 1.0] for _ in body["input"]]
         payload = json.dumps({"model": body["model"], "embeddings": rows}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -80,6 +86,14 @@ def test_ollama_errors_name_the_server_and_model(ollama: str) -> None:
         OllamaEmbedder("nomic", url="http://127.0.0.1:9", timeout=2).embed(["x"])
     with pytest.raises(InvalidArgument, match="url must start"):
         OllamaEmbedder(url="localhost:11434")
+
+
+@pytest.mark.parametrize("model", ["words", "nan"])
+def test_ollama_vectors_that_are_not_finite_numbers_are_refused(ollama: str, model: str) -> None:
+    """A server that answers words, NaN or infinity for numbers is a StorageError naming it,
+    not a ValueError from numpy or vectors that compare as nothing."""
+    with pytest.raises(StorageError, match="vectors that are not all finite numbers"):
+        OllamaEmbedder(model, url=ollama).embed(["x", "y"])
 
 
 def test_an_index_over_ollama_vectors_searches_them(ollama: str) -> None:

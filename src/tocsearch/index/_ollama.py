@@ -102,4 +102,12 @@ class OllamaEmbedder:
                 f"Ollama at {self.url} (model {self.model!r}) answered vectors that are not all "
                 f"{self._dimension} long"
             )
-        return normalized_rows(np.asarray(rows, dtype=np.float32))
+        where = f"Ollama at {self.url} (model {self.model!r})"
+        try:
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError):
+            matrix = None
+        # NaN or infinity would be stored as vectors that compare as nothing.
+        if matrix is None or not np.isfinite(matrix).all():
+            raise StorageError(f"{where} answered vectors that are not all finite numbers")
+        return normalized_rows(matrix)
