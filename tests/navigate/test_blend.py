@@ -11,6 +11,7 @@ import attrs
 import pytest
 from hypothesis import given
 from tests._support.tiny_locomo import tiny_conversation
+from tests._support.walks import WALK_LIMITS
 from tests.strategies import sentences
 
 from tocsearch.examples import EXAMPLE_END, load_example_events
@@ -23,7 +24,7 @@ from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._events import SPEAKER_KEY, EventHit, PooledEvent
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._terms import topic_terms
-from tocsearch.navigate._trail import Trail, WalkLimits
+from tocsearch.navigate._trail import Trail
 from tocsearch.navigate._walk import Walk
 from tocsearch.navigate._weights import TermMatcher
 from tocsearch.storage import InMemoryStorage
@@ -185,15 +186,7 @@ def test_the_seeder_is_asked_within_the_hinted_period(storage: InMemoryStorage) 
 
 def _walk(storage: Storage, terms: tuple[str, ...]) -> Walk:
     lens = Lens(terms)
-    limits = WalkLimits(
-        max_iterations=50,
-        threshold=0.3,
-        width=5,
-        max_evidence=30,
-        scan_page=500,
-        max_nodes=50_000,
-        max_events=2000,
-    )
+    limits = WALK_LIMITS
     return Walk(
         storage=storage,
         lens=lens,

@@ -12,7 +12,8 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests._support.synthetic import TOPICS, history
+from tests._support.synthetic import history
+from tests._support.walks import term_sets
 
 from tocsearch import ids
 from tocsearch.ingest import TocBuilder
@@ -36,7 +37,6 @@ QUERIES = (
     "presigned kubernetes",
     "memo useEffect zzzunsaid",
 )
-VOCABULARY = sorted({term for topic in TOPICS for text in topic for term in topic_terms(text)})
 
 
 def shifted(events: Sequence[Event], days: int, tag: str) -> list[Event]:
@@ -162,12 +162,6 @@ extra_sessions = st.builds(
     st.integers(1, 16),
     st.sampled_from([-364, -360, 0, 3, 9, 12, 40]),
 )
-term_sets = st.lists(
-    st.one_of(st.sampled_from(VOCABULARY), st.sampled_from(["zzzunsaid", "qqq"])),
-    min_size=1,
-    max_size=3,
-    unique=True,
-).map(tuple)
 
 
 @settings(max_examples=15)

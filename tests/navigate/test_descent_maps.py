@@ -10,7 +10,8 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests._support.synthetic import TOPICS, history
+from tests._support.synthetic import history
+from tests._support.walks import WALK_LIMITS, term_sets
 
 from tocsearch.ingest import TocBuilder
 from tocsearch.ingest._digests import MAP_SEGMENTS
@@ -21,22 +22,10 @@ from tocsearch.navigate._descent import _Descent
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._folded import searchable_text
 from tocsearch.navigate._lens import Lens
-from tocsearch.navigate._terms import topic_terms
-from tocsearch.navigate._trail import Trail, WalkLimits
+from tocsearch.navigate._trail import Trail
 from tocsearch.navigate._walk import Walk, inside
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage import InMemoryStorage
-
-VOCABULARY = sorted({term for topic in TOPICS for text in topic for term in topic_terms(text)})
-LIMITS = WalkLimits(
-    max_iterations=50,
-    threshold=0.3,
-    width=5,
-    max_evidence=30,
-    scan_page=500,
-    max_nodes=50_000,
-    max_events=2000,
-)
 
 
 class CountingStorage(InMemoryStorage):
@@ -76,8 +65,8 @@ def walk_for(storage: InMemoryStorage, terms: tuple[str, ...]) -> Walk:
     return Walk(
         storage=storage,
         lens=lens,
-        trail=Trail(LIMITS, keeps_grep=False),
-        book=EvidenceBook(lens, LIMITS.max_evidence),
+        trail=Trail(WALK_LIMITS, keeps_grep=False),
+        book=EvidenceBook(lens, WALK_LIMITS.max_evidence),
     )
 
 
@@ -98,14 +87,6 @@ def read_and_pruned(
     }
     kept = lens.prune_children(day, list(fresh.values()))
     return sorted(child.node_id for child in kept), len(fresh)
-
-
-term_sets = st.lists(
-    st.one_of(st.sampled_from(VOCABULARY), st.sampled_from(["zzzunsaid", "qqq"])),
-    min_size=1,
-    max_size=3,
-    unique=True,
-).map(tuple)
 
 
 @settings(max_examples=60, deadline=None)
