@@ -67,7 +67,7 @@ from tocsearch.text import (
     tokens_for_characters,
 )
 
-__all__ = ["compact_path", "fit", "frame_cost", "grouped", "rendered_cost"]
+__all__ = ["compact_path", "fit", "frame_cost", "grouped"]
 
 # The shortest clipped event worth returning, in characters of its text; and the shortest
 # when nothing else would be returned at all.
@@ -130,15 +130,9 @@ def _costs(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
     return _Cost(estimator(_json(result.to_dict())), estimator(result.to_markdown()))
 
 
-def rendered_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
-    """The tokens of the larger rendering of ``result``: its JSON or its Markdown."""
-    cost = _costs(result, estimator)
-    return max(cost.json, cost.markdown)
-
-
 def frame_cost(result: NavigationResult, estimator: TokenEstimator) -> int:
-    """The tokens ``result`` takes without steps or evidence."""
-    return rendered_cost(attrs.evolve(result, steps=(), evidence=()), estimator)
+    """The tokens ``result`` takes without steps or evidence, in the larger rendering."""
+    return _costs(attrs.evolve(result, steps=(), evidence=()), estimator).widest
 
 
 def _prefix(text: str, limit: int) -> str:
