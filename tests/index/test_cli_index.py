@@ -12,7 +12,7 @@ import pytest
 
 from tocsearch.cli import main
 from tocsearch.examples import example_path
-from tocsearch.index._sidecar import INDEX_FILE_NAME
+from tocsearch.index._sidecar_file import INDEX_FILE_NAME
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -11,7 +11,7 @@ import pytest
 from tocsearch.errors import StoreCorrupted
 from tocsearch.examples import load_example_events
 from tocsearch.index import HashingEmbedder, IndexingStorage, SearchIndex
-from tocsearch.index._sidecar import INDEX_FILE_NAME
+from tocsearch.index._sidecar_file import INDEX_FILE_NAME
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.storage import InMemoryStorage, JsonDirStorage

@@ -13,7 +13,7 @@ import pytest
 from tocsearch.errors import InvalidArgument
 from tocsearch.examples import load_example_events
 from tocsearch.index import HashingEmbedder, SearchIndex, SearchMode
-from tocsearch.index._sidecar import INDEX_FILE_NAME
+from tocsearch.index._sidecar_file import INDEX_FILE_NAME
 from tocsearch.ingest import TocBuilder
 from tocsearch.storage import InMemoryStorage, JsonDirStorage
 

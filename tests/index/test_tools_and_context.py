@@ -18,7 +18,7 @@ from tocsearch.index import (
     format_context,
     relevant_context,
 )
-from tocsearch.index._sidecar import INDEX_FILE_NAME
+from tocsearch.index._sidecar_file import INDEX_FILE_NAME
 from tocsearch.ingest import TocBuilder
 from tocsearch.navigate import Navigator
 from tocsearch.storage import InMemoryStorage, JsonDirStorage

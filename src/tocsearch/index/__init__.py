@@ -22,7 +22,9 @@ from tocsearch.index._query import fts_phrases, match_all, match_any
 from tocsearch.index._search import SearchHit, SearchMode, SearchOutcome
 from tocsearch.index._seeder import IndexSeeder
 from tocsearch.index._sentence import SentenceTransformerEmbedder
-from tocsearch.index._sidecar import IndexSync, SearchIndex, default_index_path
+from tocsearch.index._sidecar import SearchIndex
+from tocsearch.index._sidecar_file import default_index_path
+from tocsearch.index._sidecar_sync import IndexSync
 from tocsearch.index._syncing import IndexingStorage
 
 __all__ = [

@@ -1,0 +1,71 @@
+"""Checking a search index against its store: the invariant a property or stress test calls
+after every write."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tocsearch.errors import StoreCorrupted
+from tocsearch.levels import TocLevel
+from tocsearch.storage._sqlite_fts import event_text, segment_fields
+
+if TYPE_CHECKING:
+    from tocsearch.index._sidecar import SearchIndex
+
+__all__ = ["check_index"]
+
+
+def check_index(index: SearchIndex) -> None:
+    """Verify that ``index`` agrees with its store (see :meth:`SearchIndex.check`).
+
+    Raises:
+        StoreCorrupted: naming the first disagreement.
+    """
+    where = index.path or "search index"
+    connection = index._connection
+    with index._errors():
+        events = dict(
+            connection.execute(
+                "SELECT events.event_id, events_fts.text FROM events "
+                "JOIN events_fts ON events_fts.rowid = events.id"
+            ).fetchall()
+        )
+        (fts_events,) = connection.execute("SELECT count(*) FROM events_fts").fetchone()
+        segments = {
+            row[0]: tuple(row[1:])
+            for row in connection.execute(
+                "SELECT nodes.node_id, title, summary, bullets, keywords FROM nodes "
+                "JOIN segments_fts ON segments_fts.rowid = nodes.id"
+            )
+        }
+        (fts_segments,) = connection.execute("SELECT count(*) FROM segments_fts").fetchone()
+        owners = dict(connection.execute("SELECT event_id, node_id FROM owners").fetchall())
+    if fts_events != len(events) or fts_segments != len(segments):
+        raise StoreCorrupted(f"{where}: full-text rows without a record; rebuild it")
+    stored = {event.event_id: event for event in index.storage.get_events()}
+    for event_id in stored.keys() ^ events.keys():
+        side = "store" if event_id in stored else "index"
+        raise StoreCorrupted(f"{where}: event {event_id!r} is only in the {side}")
+    for event_id, event in stored.items():
+        if events[event_id] != event_text(event):
+            raise StoreCorrupted(f"{where}: the text of event {event_id!r} differs")
+    nodes = [
+        node
+        for node in map(index.storage.find_node, index.storage.iter_node_ids())
+        if node is not None and node.level is TocLevel.SEGMENT
+    ]
+    expected_owners: dict[str, str] = {}
+    for node in nodes:
+        if segments.get(node.node_id) != segment_fields(node):
+            raise StoreCorrupted(f"{where}: segment {node.node_id!r} differs or is missing")
+        expected_owners.update(dict.fromkeys(node.event_ids, node.node_id))
+    extra = segments.keys() - {node.node_id for node in nodes}
+    if extra:
+        raise StoreCorrupted(f"{where}: segment {min(extra)!r} is only in the index")
+    if owners != expected_owners:
+        wrong = min(owners.keys() ^ expected_owners.keys() or owners.keys())
+        raise StoreCorrupted(f"{where}: the owner of event {wrong!r} differs")
+    if index.embedder is not None:
+        (vectors,) = connection.execute("SELECT count(*) FROM vectors").fetchone()
+        if vectors != len(events):
+            raise StoreCorrupted(f"{where}: {len(events) - vectors} events have no vector")
