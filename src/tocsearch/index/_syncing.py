@@ -9,6 +9,7 @@ from types import TracebackType
 from tocsearch.index._sidecar import SearchIndex
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._common import asked_ids
 
 __all__ = ["IndexingStorage"]
 
@@ -132,7 +133,9 @@ class IndexingStorage:
         return self.storage.count_events()
 
     def delete_events(self, event_ids: Iterable[str]) -> None:
-        batch = list(event_ids)
+        # Checked before the store sees them: the index is told of the same batch, and one
+        # string must not be read as one id per character.
+        batch = asked_ids("event_id", event_ids)
         self.storage.delete_events(batch)
         self.index.remove_events(batch)
         self.index.mark_synced()

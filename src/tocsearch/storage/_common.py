@@ -24,7 +24,7 @@ from tocsearch.models import Event, Grip, TocNode
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["StorageCommon", "require_string_id"]
+__all__ = ["StorageCommon", "asked_ids", "require_limit", "require_string_id"]
 
 
 def require_string_id(kind: str, value: object) -> None:
@@ -42,6 +42,41 @@ def require_string_id(kind: str, value: object) -> None:
     """
     if not isinstance(value, str):
         raise InvalidId(f"{kind} must be a string, got {type(value).__name__} {value!r}")
+
+
+def asked_ids(kind: str, values: Iterable[str]) -> list[str]:
+    """The distinct ids of a batch call (``find_grips``, ``delete_events``), in the order
+    first given, once every one is known to be a string: nothing is read or removed for a
+    batch holding something else. One string given for the whole collection is refused too,
+    since it would otherwise be read as one id per character, and match nothing.
+
+    >>> asked_ids("event_id", ["evt:b", "evt:a", "evt:b"])
+    ['evt:b', 'evt:a']
+
+    Raises:
+        InvalidArgument: ``values`` is one string, or not a collection.
+        InvalidId: an id is not a string.
+    """
+    if isinstance(values, str):
+        raise InvalidArgument(f"{kind}s must be a collection of ids, not one string: {values!r}")
+    try:
+        asked = list(values)
+    except TypeError:
+        raise InvalidArgument(f"{kind}s must be a collection of ids, got {values!r}") from None
+    for value in asked:
+        require_string_id(kind, value)
+    return list(dict.fromkeys(asked))
+
+
+def require_limit(limit: int) -> None:
+    """Refuse a neighbour query's ``limit`` that is not an ``int`` (a ``bool`` is not one);
+    any whole number is a limit (0 or less asks for nothing).
+
+    Raises:
+        InvalidArgument: ``limit`` is not a whole number.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidArgument(f"limit must be a whole number, got {limit!r}")
 
 
 class StorageCommon(abc.ABC):
@@ -97,17 +132,9 @@ class StorageCommon(abc.ABC):
 
     def _asked_grip_ids(self, grip_ids: Iterable[str]) -> list[str]:
         """The distinct ids of a :meth:`find_grips` call, in the order first given, once the
-        store is known open and every id a string (a string given for the whole collection
-        would otherwise be read as one id per character, and find nothing)."""
+        store is known open and every id a string."""
         self._ensure_open()
-        if isinstance(grip_ids, str):
-            raise InvalidArgument(
-                f"grip_ids must be a collection of grip ids, not one string: {grip_ids!r}"
-            )
-        asked = list(grip_ids)
-        for grip_id in asked:
-            require_string_id("grip_id", grip_id)
-        return list(dict.fromkeys(asked))
+        return asked_ids("grip_id", grip_ids)
 
     # -- derived -----------------------------------------------------------------------------
     def put_node(self, node: TocNode) -> None:

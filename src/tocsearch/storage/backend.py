@@ -46,7 +46,12 @@ from datetime import datetime
 from tocsearch.errors import StoreCorrupted
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
-from tocsearch.storage._common import StorageCommon, require_string_id
+from tocsearch.storage._common import (
+    StorageCommon,
+    asked_ids,
+    require_limit,
+    require_string_id,
+)
 from tocsearch.storage._index import EventIndex, NodeIndex
 
 __all__ = ["Backend"]
@@ -129,12 +134,14 @@ class Backend(StorageCommon):
 
     def find_node(self, node_id: str) -> TocNode | None:
         self._ensure_open()
-        if not isinstance(node_id, str) or node_id not in self._node_index:
+        require_string_id("node_id", node_id)
+        if node_id not in self._node_index:
             return None
         return self._read_node(node_id)
 
     def delete_node(self, node_id: str) -> None:
         self._ensure_open()
+        require_string_id("node_id", node_id)
         if node_id in self._node_index:
             self._erase_node(node_id)
             self._node_index.discard(node_id)
@@ -193,7 +200,8 @@ class Backend(StorageCommon):
 
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_open()
-        if isinstance(grip_id, str) and grip_id:
+        require_string_id("grip_id", grip_id)
+        if grip_id:
             self._erase_grip(grip_id)
 
     def iter_grip_ids(self) -> Iterator[str]:
@@ -213,12 +221,14 @@ class Backend(StorageCommon):
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()
-        if not isinstance(event_id, str) or event_id not in self._event_index:
+        require_string_id("event_id", event_id)
+        if event_id not in self._event_index:
             return None
         return self._read_event(event_id)
 
     def has_event(self, event_id: str) -> bool:
         self._ensure_open()
+        require_string_id("event_id", event_id)
         return event_id in self._event_index
 
     def _read_events(self, event_ids: Iterable[str]) -> list[Event]:
@@ -236,18 +246,25 @@ class Backend(StorageCommon):
 
     def get_event_range(self, first_id: str, last_id: str) -> list[Event]:
         self._ensure_open()
+        require_string_id("first_id", first_id)
+        require_string_id("last_id", last_id)
         return self._read_events(self._event_index.between(first_id, last_id))
 
     def get_events_before(self, event_id: str, limit: int) -> list[Event]:
         self._ensure_open()
+        require_string_id("event_id", event_id)
+        require_limit(limit)
         return self._read_events(self._event_index.before(event_id, limit))
 
     def get_events_after(self, event_id: str, limit: int) -> list[Event]:
         self._ensure_open()
+        require_string_id("event_id", event_id)
+        require_limit(limit)
         return self._read_events(self._event_index.after(event_id, limit))
 
     def get_session_events(self, session_id: str) -> list[Event]:
         self._ensure_open()
+        require_string_id("session_id", session_id)
         return self._read_events(self._event_index.session(session_id))
 
     def count_events(self) -> int:
@@ -257,11 +274,7 @@ class Backend(StorageCommon):
     def delete_events(self, event_ids: Iterable[str]) -> None:
         self._ensure_open()
         index = self._event_index
-        stored = [
-            event_id
-            for event_id in dict.fromkeys(event_ids)
-            if isinstance(event_id, str) and event_id in index
-        ]
+        stored = [event_id for event_id in asked_ids("event_id", event_ids) if event_id in index]
         if not stored:
             return
         self._erase_events(stored)

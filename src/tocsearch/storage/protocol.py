@@ -3,6 +3,13 @@
 Time ranges are half-open, ``[start, end)``; ``None`` leaves that side open. A node is in a range
 when its own span ``[start_time, end_time]`` overlaps it: ``start_time < end`` and
 ``end_time >= start``. Events are in a range when their timestamp is.
+
+Every method that takes an id (of a node, grip, event or session, or an event id bounding a
+range) raises :class:`~tocsearch.errors.InvalidId` naming the argument and the value when it
+is not a string, before reading or changing anything: no record can have such an id, so an
+answer of None, False or nothing would hide the caller's mistake. A batch of ids
+(``find_grips``, ``delete_events``) is refused whole for one such id, and refused with
+:class:`~tocsearch.errors.InvalidArgument` when it is one string rather than a collection.
 """
 
 from __future__ import annotations
@@ -99,11 +106,7 @@ class Storage(Protocol):
 
     def find_grip(self, grip_id: str) -> Grip | None:
         """The grip with this id, or None for a string that names no stored grip (empty or
-        malformed included).
-
-        Raises:
-            InvalidId: ``grip_id`` is not a string.
-        """
+        malformed included)."""
         ...
 
     def find_grips(self, grip_ids: Iterable[str]) -> dict[str, Grip]:
@@ -113,7 +116,6 @@ class Storage(Protocol):
         each id, and the same refusal.
 
         Raises:
-            InvalidId: an id is not a string (nothing is read).
             InvalidArgument: ``grip_ids`` is one string rather than a collection of ids.
         """
         ...
@@ -158,11 +160,21 @@ class Storage(Protocol):
         ...
 
     def get_events_before(self, event_id: str, limit: int) -> list[Event]:
-        """Up to ``limit`` events whose ids sort just before ``event_id``, in id order."""
+        """Up to ``limit`` events whose ids sort just before ``event_id``, in id order
+        (none for a limit of 0 or less).
+
+        Raises:
+            InvalidArgument: ``limit`` is not an ``int``.
+        """
         ...
 
     def get_events_after(self, event_id: str, limit: int) -> list[Event]:
-        """Up to ``limit`` events whose ids sort just after ``event_id``, in id order."""
+        """Up to ``limit`` events whose ids sort just after ``event_id``, in id order (none
+        for a limit of 0 or less).
+
+        Raises:
+            InvalidArgument: ``limit`` is not an ``int``.
+        """
         ...
 
     def get_session_events(self, session_id: str) -> list[Event]:
@@ -175,7 +187,11 @@ class Storage(Protocol):
 
     def delete_events(self, event_ids: Iterable[str]) -> None:
         """Remove the events with these ids; ids not stored are ignored. Nodes and grips that
-        cite them are left to the caller (:func:`tocsearch.forget_events` rebuilds them)."""
+        cite them are left to the caller (:func:`tocsearch.forget_events` rebuilds them).
+
+        Raises:
+            InvalidArgument: ``event_ids`` is one string rather than a collection of ids.
+        """
 
     def scrub(self) -> None:
         """Make the store's files keep no readable copy of a removed or replaced record (a

@@ -27,7 +27,12 @@ from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.ids import event_id_ceiling, event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
-from tocsearch.storage._common import StorageCommon, require_string_id
+from tocsearch.storage._common import (
+    StorageCommon,
+    asked_ids,
+    require_limit,
+    require_string_id,
+)
 from tocsearch.storage._files import refuse_links, remove_temp_files
 from tocsearch.storage._files_store import (
     MARKER_NAME,
@@ -86,8 +91,9 @@ def _write_merge_mark(connection: sqlite3.Connection, events: str) -> None:
     )
 
 
-def _bound(value: str) -> str:
+def _bound(kind: str, value: str) -> str:
     """An id used as a range bound, which SQLite must be able to encode."""
+    require_string_id(kind, value)
     if _key(value) is None and value != "":
         raise InvalidArgument(f"an event id bound must be a string of valid text, got {value!r}")
     return value
@@ -222,6 +228,7 @@ class SqliteStorage(StorageCommon):
 
     def find_node(self, node_id: str) -> TocNode | None:
         self._ensure_open()
+        require_string_id("node_id", node_id)
         key = _key(node_id)
         if key is None:
             return None
@@ -230,6 +237,7 @@ class SqliteStorage(StorageCommon):
 
     def delete_node(self, node_id: str) -> None:
         self._ensure_writable("delete a node")
+        require_string_id("node_id", node_id)
         key = _key(node_id)
         if key is None:
             return
@@ -317,6 +325,7 @@ class SqliteStorage(StorageCommon):
 
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_writable("delete a grip")
+        require_string_id("grip_id", grip_id)
         key = _key(grip_id)
         if key is not None:
             with self._db.transaction() as connection:
@@ -373,6 +382,7 @@ class SqliteStorage(StorageCommon):
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()
+        require_string_id("event_id", event_id)
         key = _key(event_id)
         if key is None:
             return None
@@ -386,6 +396,7 @@ class SqliteStorage(StorageCommon):
 
     def has_event(self, event_id: str) -> bool:
         self._ensure_open()
+        require_string_id("event_id", event_id)
         key = _key(event_id)
         return key is not None and bool(
             self._db.rows("SELECT 1 FROM events WHERE event_id = ?", (key,))
@@ -427,21 +438,29 @@ class SqliteStorage(StorageCommon):
         return self._events(" AND ".join(where), params)
 
     def get_event_range(self, first_id: str, last_id: str) -> list[Event]:
-        return self._events("event_id BETWEEN ? AND ?", (_bound(first_id), _bound(last_id)))
+        self._ensure_open()
+        bounds = (_bound("first_id", first_id), _bound("last_id", last_id))
+        return self._events("event_id BETWEEN ? AND ?", bounds)
 
     def get_events_before(self, event_id: str, limit: int) -> list[Event]:
+        self._ensure_open()
+        bound = _bound("event_id", event_id)
+        require_limit(limit)
         if limit <= 0:
-            self._ensure_open()
             return []
-        return self._events("event_id < ?", (_bound(event_id),), descending=True, limit=limit)
+        return self._events("event_id < ?", (bound,), descending=True, limit=limit)
 
     def get_events_after(self, event_id: str, limit: int) -> list[Event]:
+        self._ensure_open()
+        bound = _bound("event_id", event_id)
+        require_limit(limit)
         if limit <= 0:
-            self._ensure_open()
             return []
-        return self._events("event_id > ?", (_bound(event_id),), limit=limit)
+        return self._events("event_id > ?", (bound,), limit=limit)
 
     def get_session_events(self, session_id: str) -> list[Event]:
+        self._ensure_open()
+        require_string_id("session_id", session_id)
         return self._events("session = ?", (session_key(session_id),))
 
     def count_events(self) -> int:
@@ -451,7 +470,7 @@ class SqliteStorage(StorageCommon):
     def delete_events(self, event_ids: Iterable[str]) -> None:
         """Remove these events and their full-text rows in one transaction."""
         self._ensure_writable("delete events")
-        keys = [key for key in dict.fromkeys(map(_key, event_ids)) if key is not None]
+        keys = [key for key in map(_key, asked_ids("event_id", event_ids)) if key is not None]
         if not keys:
             return
         self._recent.forget(keys)
