@@ -7,10 +7,12 @@ Node ids name their place in the calendar::
     toc:week:2026-W05            ISO 8601 week-numbering year and week
     toc:day:2026-01-30
     toc:segment:2026-01-30:<suffix>
-    grip:<epoch_ms>:<suffix>
+    grip:<epoch_ms>:<suffix>     epoch ms without leading zeros
     evt:<epoch_ms, 13 digits>:<suffix>
 
 Event ids sort in time order as plain strings, because the epoch milliseconds are zero-padded.
+Every id is accepted in one spelling only, the one its parts format to, so an id that parses
+formats back to the very same text.
 
 Weeks that straddle a month or a year belong to the month, and so to the year, that holds
 their Thursday. That is the ISO 8601 rule that already decides a week's year, applied once more
@@ -84,7 +86,12 @@ _NODE_RE = re.compile(
     re.ASCII,
 )
 _EVENT_RE = re.compile(EVENT_PREFIX + r"(?P<ms>\d{13}):(?P<suffix>" + _SUFFIX + r")", re.ASCII)
-_GRIP_RE = re.compile(GRIP_PREFIX + r"(?P<ms>\d{1,13}):(?P<suffix>" + _SUFFIX + r")", re.ASCII)
+# A grip's milliseconds are written without leading zeros, as grip_id() writes them: an id
+# text is accepted only in the one spelling its parts format back to, so "grip:0001:x" is not
+# a second name (found under neither) for the grip "grip:1:x".
+_GRIP_RE = re.compile(
+    GRIP_PREFIX + r"(?P<ms>0|[1-9]\d{0,12}):(?P<suffix>" + _SUFFIX + r")", re.ASCII
+)
 _SUFFIX_RE = re.compile(_SUFFIX)
 
 
@@ -213,7 +220,7 @@ def grip_id(timestamp: datetime, suffix: str) -> str:
 
 
 _AN_EVENT_ID = "an event id (evt:<13-digit epoch ms>:<suffix>)"
-_A_GRIP_ID = "a grip id (grip:<epoch ms>:<suffix>)"
+_A_GRIP_ID = "a grip id (grip:<epoch ms, no leading zeros>:<suffix>)"
 
 
 def parse_event_id(value: str) -> tuple[datetime, str]:
