@@ -151,7 +151,9 @@ def test_jsondir_damage_is_found_by_the_deep_check(
         check_store(path)
     status, _, err = _run("check", "--store", str(path))
     assert status == 1
-    assert "tocsearch check --repair" in err
+    # The advice is a line of its own, not run on after a backslash and an n.
+    assert err.splitlines()[-1] == f"repair it with: tocsearch check --repair --store {path}"
+    assert "\\n" not in err
 
 
 @pytest.mark.parametrize("damage", sorted(JSONDIR_DAMAGE))
@@ -164,6 +166,9 @@ def test_jsondir_repair_restores_the_tree_from_the_events_kept(
     JSONDIR_DAMAGE[damage](path)
     status, out, err = _run("check", "--repair", "--store", str(path), "--json")
     assert status == 0, err
+    assert err.startswith("tocsearch: damaged: ")
+    assert err.endswith("\n")
+    assert "\\n" not in err
     report = json.loads(out)["repaired"]
     check_store(path)
     assert Path(report["damaged_copy"]).is_dir()

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TextIO
 
 from tocsearch._repair import RepairReport, check_store, repair_store
-from tocsearch.cli._common import CommandError, Commands, SharedOptions, emit, store_path
+from tocsearch.cli._common import (
+    CommandError,
+    Commands,
+    SharedOptions,
+    emit,
+    store_path,
+    write_notice,
+)
 from tocsearch.converter import to_dict
 from tocsearch.errors import StoreCorrupted
 
@@ -40,9 +47,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not args.repair:
             backend = "" if args.backend is None else f" --backend {args.backend}"
             raise CommandError(
-                f"{error}\\nrepair it with: tocsearch check --repair --store {path}{backend}"
+                f"{error}\nrepair it with: tocsearch check --repair --store {path}{backend}"
             ) from None
-        err.write(f"tocsearch: damaged: {error}\\n")
+        write_notice(err, f"damaged: {error}")
     else:
         emit(args, out, {"ok": True, "store": str(path)}, lambda: f"{path}: store and tree OK")
         return 0

@@ -4,7 +4,6 @@ printing a result as text or JSON, and the error a command raises when it cannot
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ import attrs
 
 from tocsearch._clock import local_zone, parse_zone
 from tocsearch._paths import default_store_path
+from tocsearch._terminal import terminal_json, visible
 from tocsearch.converter import _parse_datetime
 from tocsearch.errors import InvalidArgument
 from tocsearch.privacy import finish_pending
@@ -43,6 +43,7 @@ __all__ = [
     "store_path",
     "whole_number",
     "window_bound",
+    "write_notice",
     "zone",
 ]
 
@@ -190,6 +191,8 @@ class ProgressLine:
     def __call__(self, line: str) -> None:
         if not self._shown:
             return
+        # A line may name a file, whose name may hold what would steer the terminal.
+        line = visible(line)
         # Spaces cover what a longer line before left behind.
         self._err.write(f"\r{line}{' ' * (self._width - len(line))}")
         self._err.flush()
@@ -237,10 +240,19 @@ def open_store(
 
 
 def emit(args: argparse.Namespace, out: TextIO, data: Any, text: Callable[[], str]) -> None:
-    """Print ``data`` as one JSON document under ``--json``, else the text ``text()`` renders."""
+    """Print ``data`` as one JSON document under ``--json``, else the text ``text()`` renders.
+
+    Either way nothing that steers a terminal is printed raw (see :mod:`tocsearch._terminal`):
+    the text shows such characters as visible escapes, the JSON as ``\\u`` escapes that read
+    back as the very characters."""
     if args.json:
-        json.dump(data, out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        out.write(terminal_json(data, indent=2) + "\n")
     else:
-        rendered = text()
+        rendered = visible(text())
         out.write(rendered if rendered.endswith("\n") else rendered + "\n")
+
+
+def write_notice(err: TextIO, message: str) -> None:
+    """Write ``tocsearch: <message>`` as one line on stderr, any character that would steer a
+    terminal shown as a visible escape: a message may name a file or quote a record."""
+    err.write(f"tocsearch: {visible(message)}\n")

@@ -15,6 +15,7 @@ from tocsearch.cli._common import (
     emit,
     open_store,
     store_path,
+    write_notice,
 )
 from tocsearch.converter import to_dict
 from tocsearch.errors import UnknownFormat
@@ -47,19 +48,17 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 
 
 def _ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    err.write(f"tocsearch: store {store_path(args)}\n")
+    write_notice(err, f"store {store_path(args)}")
     progress = ProgressLine(err)
     try:
         loaded, problems, unknown = _read(args, progress)
     finally:
         progress.end()
     for problem in problems:
-        err.write(f"tocsearch: skipped {problem}\n")
+        write_notice(err, f"skipped {problem}")
     if unknown:
         kinds = ", ".join(f"{kind} ({count:,})" for kind, count in sorted(unknown.items()))
-        err.write(
-            f"tocsearch: read content of unknown types, text kept where it had any: {kinds}\n"
-        )
+        write_notice(err, f"read content of unknown types, text kept where it had any: {kinds}")
     with open_store(args, writing=True) as storage:
         directory = store_directory(storage)
         ignore = None if directory is None else load_ignore_list(directory)

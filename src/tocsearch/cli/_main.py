@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -11,6 +12,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import TextIO
 
 from tocsearch import __version__
+from tocsearch._terminal import visible
 from tocsearch.cli import (
     _check,
     _ignore,
@@ -23,7 +25,7 @@ from tocsearch.cli import (
     _sync,
     _tree,
 )
-from tocsearch.cli._common import CommandError, Parser, Run, shared_options
+from tocsearch.cli._common import CommandError, Parser, Run, shared_options, write_notice
 from tocsearch.errors import StoreCorrupted, TocsearchError
 
 __all__ = ["build_parser", "main"]
@@ -88,9 +90,12 @@ def main(
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
+    # argparse prints usage, help and complaints to the process streams; they are caught and
+    # sent where main() was told, with what would steer a terminal shown visibly (a complaint
+    # quotes the arguments, which may hold anything).
+    said, complained = io.StringIO(), io.StringIO()
     try:
-        # argparse prints usage and help to the process streams; send them where main() was told.
-        with redirect_stdout(out), redirect_stderr(err):
+        with redirect_stdout(said), redirect_stderr(complained):
             args = parser.parse_args(_offsets_attached(sys.argv[1:] if argv is None else argv))
             # A check across options argparse cannot state (a command sets it) is a usage error.
             validate = getattr(args, "validate", None)
@@ -98,13 +103,16 @@ def main(
                 validate(args)
     except SystemExit as stop:
         return int(stop.code) if isinstance(stop.code, int) else 2
+    finally:
+        out.write(visible(said.getvalue()))
+        err.write(visible(complained.getvalue()))
     run: Run = args.run
     try:
         return run(args, out, err)
     except (CommandError, TocsearchError) as error:
-        err.write(f"tocsearch: error: {error}\n")
+        write_notice(err, f"error: {error}")
         if isinstance(error, StoreCorrupted) and "--repair" not in str(error):
-            err.write("tocsearch: 'tocsearch check --repair' rebuilds a damaged store\n")
+            write_notice(err, "'tocsearch check --repair' rebuilds a damaged store")
         return 1
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); silence the flush at exit and stop quietly.
@@ -112,8 +120,8 @@ def main(
         return 1
     except OSError as error:
         where = f": {error.filename}" if error.filename else ""
-        err.write(f"tocsearch: error: {error.strerror or error}{where}\n")
+        write_notice(err, f"error: {error.strerror or error}{where}")
         return 1
     except KeyboardInterrupt:
-        err.write("tocsearch: interrupted\n")
+        write_notice(err, "interrupted")
         return 130

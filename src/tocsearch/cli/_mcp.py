@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from tocsearch._terminal import visible
 from tocsearch.cli._common import (
     CommandError,
     Commands,
@@ -69,7 +70,7 @@ def _mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             host,
             transport="http" if args.http else "stdio",
             port=args.port,
-            log=lambda line: print(line, file=err, flush=True),
+            log=lambda line: print(visible(line), file=err, flush=True),
         )
     except ImportError as missing:
         raise CommandError(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from tocsearch import _render
 from tocsearch._arguments import field_default
 from tocsearch._conversation import opening_event
+from tocsearch._terminal import terminal_json, visible
 from tocsearch.cli._common import (
     Commands,
     SharedOptions,
@@ -235,9 +235,9 @@ def _run_navigation(args: argparse.Namespace, out: TextIO, storage: Storage, now
             index.close()
     if args.json:
         # Unindented, as the budget counted it.
-        out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        out.write(terminal_json(result.to_dict()) + "\n")
         return 0
-    out.write(_render.navigation(result, verbose=args.verbose))
+    out.write(visible(_render.navigation(result, verbose=args.verbose)))
     return 0
 
 

@@ -13,6 +13,7 @@ from tocsearch.cli._common import (
     emit,
     open_store,
     store_path,
+    write_notice,
 )
 from tocsearch.converter import to_dict
 from tocsearch.sync import SyncReport, default_claude_projects, sync_sources
@@ -42,7 +43,7 @@ def register(commands: Commands, shared: SharedOptions) -> None:
 def _sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = store_path(args)
     paths = args.paths or [default_claude_projects()]
-    err.write(f"tocsearch: store {store}\n")
+    write_notice(err, f"store {store}")
     progress = ProgressLine(err)
     try:
         report = sync_sources(
@@ -51,7 +52,7 @@ def _sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         progress.end()
     for problem in report.problems:
-        err.write(f"tocsearch: skipped {problem}\n")
+        write_notice(err, f"skipped {problem}")
     emit(args, out, to_dict(report), lambda: _text(report))
     return 0
 
