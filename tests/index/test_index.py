@@ -84,6 +84,20 @@ def test_deleting_through_the_indexing_store_removes_the_segment_texts() -> None
     store.check()
 
 
+def test_the_indexing_store_reports_the_revision_of_the_store_it_writes() -> None:
+    """Writes through IndexingStorage move its revision, which is the wrapped store's."""
+    store = IndexingStorage(SearchIndex(_built()))
+    before = store.revision()
+    assert before is not None
+    assert before == store.storage.revision()
+    store.get_events()
+    assert store.revision() == before
+    event = store.get_events()[0]
+    store.put_event(attrs.evolve(event, text="said again"))
+    assert store.revision() not in (None, before)
+    assert store.revision() == store.storage.revision()
+
+
 def test_check_reports_a_text_that_differs_from_the_store() -> None:
     """An event whose stored text changed behind the index is named by check()."""
     store = _built()

@@ -78,6 +78,8 @@ class StoreModel(RuleBasedStateMachine):
         self.nodes: dict[str, TocNode] = {}
         self.grips: dict[str, Grip] = {}
         self.events: dict[str, Event] = {}
+        # The store's revision and the model as it was then: one revision, one content.
+        self.seen: tuple[int | None, object] = (None, None)
 
     def teardown(self) -> None:
         self.store.close()
@@ -317,6 +319,17 @@ class StoreModel(RuleBasedStateMachine):
     def everything_matches(self) -> None:
         self.compare_everything()
 
+    @invariant()
+    def one_revision_holds_one_content(self) -> None:
+        """While the revision stays the same, so does everything the store holds; a writer
+        always vouches for its revision."""
+        revision = self.store.revision()
+        assert revision is not None
+        content = (dict(self.nodes), dict(self.grips), dict(self.events))
+        if revision == self.seen[0]:
+            assert content == self.seen[1]
+        self.seen = (revision, content)
+
 
 def _machine_test(backend: str) -> type[TestCase]:
     machine: type[StoreModel] = type(f"StoreModel_{backend}", (StoreModel,), {"backend": backend})
@@ -360,6 +373,36 @@ def _grip(number: int) -> Grip:
 def test_every_backend_implements_the_protocol(store: Storage) -> None:
     """Each backend is a Storage."""
     assert isinstance(store, Storage)
+
+
+def test_every_write_moves_the_revision_and_reads_leave_it(store: Storage) -> None:
+    """Each kind of write gives a revision never seen before; reads give the same one."""
+    seen = [store.revision()]
+
+    def moved() -> None:
+        revision = store.revision()
+        assert revision is not None
+        assert revision not in seen
+        seen.append(revision)
+
+    node = _node("toc:segment:2026-01-30:one", TocLevel.SEGMENT, _T0)
+    event, grip = _event(_T0, "one"), _grip(1)
+    store.put_node(node)
+    moved()
+    store.put_events([event])
+    moved()
+    store.put_grips([grip])
+    moved()
+    assert store.get_node(node.node_id) == node
+    assert store.get_events() == [event]
+    assert store.find_grips([grip.grip_id]) == {grip.grip_id: grip}
+    assert store.revision() == seen[-1]
+    store.delete_grip(grip.grip_id)
+    moved()
+    store.delete_events([event.event_id])
+    moved()
+    store.delete_node(node.node_id)
+    moved()
 
 
 def test_missing_records_raise_not_found_and_find_returns_none(store: Storage) -> None:

@@ -144,6 +144,39 @@ def test_reader_sees_durable_records_and_refuses_writes(backend: str, tmp_path: 
             reader.check()
 
 
+def test_a_reader_vouches_for_its_revision_only_where_it_sees_other_writers(
+    backend: str, tmp_path: Path
+) -> None:
+    """A SQLite reader's revision moves when a writer in another process commits, and stays
+    while nothing is written; a read-only JSON-dir or shelve store cannot see such writes
+    come, so it vouches for no revision."""
+    path = tmp_path / "store"
+    with open_file_store(backend, path) as writer:
+        writer.put_node(_node("toc:year:2026", TocLevel.YEAR))
+    with open_file_store(backend, path, readonly=True) as reader:
+        if backend != "sqlite":
+            assert reader.revision() is None
+            return
+        before = reader.revision()
+        assert before is not None
+        assert reader.revision() == before
+        script = (
+            "from datetime import datetime, timezone\n"
+            "from tests._support.storage_helpers import make_node, open_file_store\n"
+            "from tocsearch.levels import TocLevel\n"
+            f"with open_file_store({backend!r}, __import__('pathlib').Path({str(path)!r})) as s:\n"
+            "    s.put_node(make_node('toc:year:2025', TocLevel.YEAR,"
+            " datetime(2025, 1, 1, tzinfo=timezone.utc)))\n"
+        )
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+        subprocess.run([sys.executable, "-c", script], env=env, check=True)
+        after = reader.revision()
+        assert after is not None
+        assert after != before
+        assert reader.count_nodes() == 2
+        assert reader.revision() == after
+
+
 def test_reader_of_a_missing_store_gets_a_clear_error(backend: str, tmp_path: Path) -> None:
     """Opening a store that does not exist read-only names the path."""
     with pytest.raises(StorageError, match="no tocsearch store"):

@@ -145,6 +145,10 @@ class IndexingStorage:
         self.storage.scrub()
         self.index.scrub()
 
+    def revision(self) -> int | None:
+        """The wrapped store's revision: every write reaches the store through it."""
+        return self.storage.revision()
+
     def check(self) -> None:
         """Check the store, then that the index agrees with it."""
         self.storage.check()

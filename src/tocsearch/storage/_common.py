@@ -5,6 +5,7 @@ batched grip lookups from single ones."""
 from __future__ import annotations
 
 import abc
+import itertools
 from collections.abc import Iterable
 from datetime import datetime
 from types import TracebackType
@@ -24,7 +25,17 @@ from tocsearch.models import Event, Grip, TocNode
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["StorageCommon", "asked_ids", "require_limit", "require_string_id"]
+__all__ = ["StorageCommon", "asked_ids", "next_revision", "require_limit", "require_string_id"]
+
+# One sequence for every store of the process: a revision is never handed out twice, so a
+# value a reader remembers from one store can never come back after a write (``next()`` of an
+# ``itertools.count`` is atomic under the GIL, where ``+= 1`` on an attribute is not).
+_revisions = itertools.count(1)
+
+
+def next_revision() -> int:
+    """A revision number never handed out before in this process (for :meth:`revision`)."""
+    return next(_revisions)
 
 
 def require_string_id(kind: str, value: object) -> None:
@@ -90,6 +101,7 @@ class StorageCommon(abc.ABC):
 
     def __init__(self) -> None:
         self._closed = False
+        self._revision = next_revision()
 
     # -- what subclasses implement -----------------------------------------------------------
     @abc.abstractmethod
@@ -118,6 +130,19 @@ class StorageCommon(abc.ABC):
     @abc.abstractmethod
     def _release(self) -> None:
         """Free files and locks; called once by close()."""
+
+    # -- revisions ---------------------------------------------------------------------------
+    def revision(self) -> int | None:
+        """A number that changes with every write this store object makes (see
+        :meth:`tocsearch.storage.Storage.revision`). A backend that other processes may
+        write under overrides this to see their writes too, or to answer None."""
+        self._ensure_open()
+        return self._revision
+
+    def _wrote(self) -> None:
+        """Move :meth:`revision` on: called after every write, whether or not it succeeded
+        (a write that failed half way may have changed something)."""
+        self._revision = next_revision()
 
     # -- helpers -----------------------------------------------------------------------------
     def _ensure_open(self) -> None:

@@ -190,7 +190,17 @@ class FileStorage(Backend):
         harmless.
         """
         self._ensure_open()
-        self._reload()
+        try:
+            self._reload()
+        finally:
+            self._wrote()
+
+    def revision(self) -> int | None:
+        """The writer's count of its own writes: holding the writer lock, it is the only
+        process that writes. None for a store opened ``readonly``: a writer in another
+        process changes its files unseen, and nothing here counts those writes."""
+        self._ensure_open()
+        return None if self._lock is None else self._revision
 
     @abc.abstractmethod
     def _reload(self) -> None: ...

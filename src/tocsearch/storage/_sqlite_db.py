@@ -118,6 +118,8 @@ class Database:
     def __init__(self, path: Path, *, readonly: bool, create: bool = False) -> None:
         self.path = path
         self._write_lock = threading.Lock()
+        # Transactions run on this connection (committed or not), for a store's revision.
+        self.transactions = 0
         with sqlite_errors(path):
             self._connection: sqlite3.Connection | None = _connect(path, readonly=readonly)
             try:
@@ -184,11 +186,22 @@ class Database:
         with self._write_lock, sqlite_errors(self.path):
             connection.execute("BEGIN IMMEDIATE")
             try:
-                yield connection
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
+                try:
+                    yield connection
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                connection.execute("COMMIT")
+            finally:
+                # After the commit: a reader that read the count before it reads again.
+                self.transactions += 1
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version`` of this connection: it changes when another
+        connection (of this process or another) commits, and never for this one's own."""
+        connection = self.connection()
+        with sqlite_errors(self.path):
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection; closing twice is fine."""

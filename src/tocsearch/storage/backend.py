@@ -127,10 +127,13 @@ class Backend(StorageCommon):
         batch = list(nodes)
         if not batch:
             return
-        self._write_nodes(batch)
-        for node in batch:
-            start, end = self._index_span(node)
-            self._node_index.add(node.node_id, node.level, start, end)
+        try:
+            self._write_nodes(batch)
+            for node in batch:
+                start, end = self._index_span(node)
+                self._node_index.add(node.node_id, node.level, start, end)
+        finally:
+            self._wrote()
 
     def find_node(self, node_id: str) -> TocNode | None:
         self._ensure_open()
@@ -143,8 +146,11 @@ class Backend(StorageCommon):
         self._ensure_open()
         require_string_id("node_id", node_id)
         if node_id in self._node_index:
-            self._erase_node(node_id)
-            self._node_index.discard(node_id)
+            try:
+                self._erase_node(node_id)
+                self._node_index.discard(node_id)
+            finally:
+                self._wrote()
 
     def get_child_nodes(self, parent_id: str) -> list[TocNode]:
         parent = self.get_node(parent_id)
@@ -191,7 +197,10 @@ class Backend(StorageCommon):
         self._ensure_open()
         batch = list(grips)
         if batch:
-            self._write_grips(batch)
+            try:
+                self._write_grips(batch)
+            finally:
+                self._wrote()
 
     def find_grip(self, grip_id: str) -> Grip | None:
         self._ensure_open()
@@ -202,7 +211,10 @@ class Backend(StorageCommon):
         self._ensure_open()
         require_string_id("grip_id", grip_id)
         if grip_id:
-            self._erase_grip(grip_id)
+            try:
+                self._erase_grip(grip_id)
+            finally:
+                self._wrote()
 
     def iter_grip_ids(self) -> Iterator[str]:
         self._ensure_open()
@@ -214,10 +226,13 @@ class Backend(StorageCommon):
         batch = list(events)
         if not batch:
             return
-        self._write_events(batch)
-        self._event_index.add_many(
-            (event.event_id, event.timestamp, event.session_id) for event in batch
-        )
+        try:
+            self._write_events(batch)
+            self._event_index.add_many(
+                (event.event_id, event.timestamp, event.session_id) for event in batch
+            )
+        finally:
+            self._wrote()
 
     def find_event(self, event_id: str) -> Event | None:
         self._ensure_open()
@@ -277,9 +292,12 @@ class Backend(StorageCommon):
         stored = [event_id for event_id in asked_ids("event_id", event_ids) if event_id in index]
         if not stored:
             return
-        self._erase_events(stored)
-        for event_id in stored:
-            index.discard(event_id)
+        try:
+            self._erase_events(stored)
+            for event_id in stored:
+                index.discard(event_id)
+        finally:
+            self._wrote()
 
     def scrub(self) -> None:
         self._ensure_open()

@@ -10,6 +10,7 @@ import attrs
 
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
+from tocsearch.storage._common import next_revision
 from tocsearch.storage._leaf_map import LeafMap
 from tocsearch.storage._memory_codec import (
     PackedEvent,
@@ -239,6 +240,8 @@ class InMemoryStorage(Backend):
         # one pickled before grips were kept in leaves holds them in a dict, each packed alone
         # (its fields marshalled) or as itself.
         self.__dict__.update({"_packed_nodes": {}, "_odd_grips": {}, **state})
+        # A revision of another process means nothing here (and older pickles have none).
+        self._revision = next_revision()
         if "_packs_segments" not in state:
             self._repack_segments()
         grips = self.__dict__["_grips"]

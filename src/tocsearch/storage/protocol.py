@@ -200,6 +200,19 @@ class Storage(Protocol):
         Runtime complexity: at most one pass over the files that hold such copies.
         """
 
+    # -- revisions -------------------------------------------------------------------------
+    def revision(self) -> int | None:
+        """A number that changes whenever what the store holds may have changed: after every
+        write through this object (a write that failed included), and after every write by
+        another process or connection the store's reads can see. Equal revisions mean every
+        read answers as before, so a reader may keep what it worked out between them. None
+        when the store cannot vouch for that (a file store opened read-only beside a writer
+        in another process): keep nothing.
+
+        Runtime complexity: O(1); the SQLite store asks one pragma.
+        """
+        ...
+
     # -- lifecycle -------------------------------------------------------------------------
     def check(self) -> None:
         """Verify the store's integrity: every record readable, ids consistent with their

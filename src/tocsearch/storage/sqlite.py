@@ -30,6 +30,7 @@ from tocsearch.models import Event, Grip, TocNode, time_order
 from tocsearch.storage._common import (
     StorageCommon,
     asked_ids,
+    next_revision,
     require_limit,
     require_string_id,
 )
@@ -133,6 +134,8 @@ class SqliteStorage(StorageCommon):
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
+        # The transactions and data version the revision was last worked out from.
+        self._revision_of: tuple[int, int] | None = None
         # Only a writer remembers what it wrote: no other process can replace those rows.
         self._recent = RecentEvents()
         try:
@@ -525,6 +528,19 @@ class SqliteStorage(StorageCommon):
         ids its readable segments cite; each row or table that cannot be read is named. The
         caller holds the writer lock."""
         return salvage_database(directory / DATABASE_NAME)
+
+    def revision(self) -> int | None:
+        """Changes with every transaction of this store object and every commit another
+        connection makes (``PRAGMA data_version``), in this process or another: a reader
+        sees a writer's commits here as its queries do. One pragma a call."""
+        self._ensure_open()
+        db = self._db
+        state = (db.transactions, db.data_version())
+        if state != self._revision_of:
+            # Read after the state: a write that lands meanwhile moves the state again.
+            self._revision_of = state
+            self._revision = next_revision()
+        return self._revision
 
     def refresh(self) -> None:
         """Nothing to forget: every query reads the last committed state. Kept so that code
