@@ -337,12 +337,10 @@ class ExtractiveSummarizer:
         weights, forms, tools = analysis.weights, analysis.forms, analysis.tools
         # Terms met only in tool text (paths in a command line, words of a log) are evidence
         # for a statement, not a topic of their own.
-        said = analysis.said or weights
-        eligible = {
-            key: weight
-            for key, weight in weights.items()
-            if key in said and key not in tools and _terms.is_keyword(key)
-        }
+        # (The order of the eligible terms does not matter: phrases are ranked by score and
+        # then by phrase.)
+        named = [*filter(_terms.is_keyword, (analysis.said or weights.keys()) - tools)]
+        eligible = dict(zip(named, map(weights.__getitem__, named), strict=True))
         scores: dict[tuple[str, ...], float] = {(key,): weight for key, weight in eligible.items()}
         for phrase, count in phrases.items():
             if count >= 2 and len(phrase) == 2 and phrase[0] in eligible and phrase[1] in eligible:
