@@ -16,6 +16,7 @@ import pytest
 from tests._support.synthetic import history
 from tocsearch import ids
 from tocsearch.ingest import TocBuilder, _builder, check_tree
+from tocsearch.ingest._early import EarlyParents
 from tocsearch.ingest._helpers import HelperWork
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
@@ -168,21 +169,30 @@ def _count_helpers() -> list[int]:
 def a_long_history_rolls_up_the_same_with_helpers() -> None:
     """Weeks rolled up by a helper (a level of more than a thousand parents) are the weeks
     rolled up here: the same nodes and grips, and helpers make the days, the weeks and the
-    months."""
+    months. Early parents are kept out (every parent is left to the roll-up), as in a build
+    that finds its early parents' children changed; with them, the roll-up has only the
+    last week, month and year to make, and the tree is the same."""
     used = _count_helpers()
     events = _one_day_a_week(1100)
     trees = []
-    for helpers in (0, 1):
-        used.clear()
-        storage = InMemoryStorage()
-        TocBuilder(storage, helpers=helpers).ingest(events)
-        check_tree(storage)
-        trees.append(_tree(storage))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EarlyParents, "made", lambda self, node_id, children: None)
+        for helpers in (0, 1):
+            used.clear()
+            storage = InMemoryStorage()
+            TocBuilder(storage, helpers=helpers).ingest(events)
+            check_tree(storage)
+            trees.append(_tree(storage))
     assert trees[0] == trees[1]
     assert len(storage.get_nodes_by_level(TocLevel.WEEK)) == 1100
     # The days (two windows: 2,000 events and the 200 after them), the weeks (1,100 days) and
     # the months (1,100 weeks); not the years (254 months).
     assert used == [1, 1, 1, 1, 0]
+    used.clear()
+    storage = InMemoryStorage()
+    TocBuilder(storage, helpers=1).ingest(events)
+    assert _tree(storage) == trees[0]
+    assert used == [1, 1, 0, 0, 0]
 
 
 def a_build_with_helpers_is_the_build_without() -> None:

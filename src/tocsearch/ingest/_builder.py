@@ -32,6 +32,7 @@ from tocsearch.ingest._digests import (
     SegmentPositions,
     Unions,
 )
+from tocsearch.ingest._early import EarlyParents
 from tocsearch.ingest._helpers import HelperWork, available_cpus
 from tocsearch.ingest._incoming import DAY, Incoming, day_start
 from tocsearch.ingest._rollup import ParentJob, with_version
@@ -105,6 +106,7 @@ class _Run:
     force: bool
     fresh: FreshUnions
     incoming: Incoming
+    early: EarlyParents
     segments_by_day: dict[date, list[TocNode]] = attrs.field(factory=dict)
     day_nodes: dict[date, TocNode] = attrs.field(factory=dict)
     # For each planned day, the overlap its next day carries in (see _tail_before).
@@ -258,6 +260,7 @@ class TocBuilder:
             force=force,
             fresh=FreshUnions(self._unions),
             incoming=incoming,
+            early=EarlyParents(self.storage, self.summarizer, self._unions),
             newest=work[-1] if work else None,
         )
         self._make_days(work, run)
@@ -408,6 +411,7 @@ class TocBuilder:
         run.segments_by_day[day] = made.nodes
         if made.node is not None:
             run.day_nodes[day] = made.node
+        run.early.day_taken_in(day, made.node)
 
     def _tail_before(
         self, first: Event, run: _Run
@@ -484,21 +488,27 @@ class TocBuilder:
         changed |= self._remove_empty(emptied)
         for level in (TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
             jobs: list[ParentJob] = []
+            early: list[TocNode] = []
             emptied = []
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
                 children = self._stored_children(node_id, level)
-                if children:
+                if not children:
+                    emptied.append(node_id)
+                elif (node := run.early.made(node_id, children)) is not None:
+                    early.append(node)
+                else:
                     jobs.append(
                         ParentJob(node_id, level, tuple(children), self._unions.of(children))
                     )
-                else:
-                    emptied.append(node_id)
             # A level of many parents (a long history of short days) is summarised with
             # helpers too.
             read = sum(len(job.children) for job in jobs)
             helpers = self._helpers_for(read, _LEAST_CHILDREN)
             with HelperWork(self._make_parent, jobs, helpers=helpers) as made:
                 parents = list(made.results())
+            if early:
+                # In the order of their ids, as they would have been made here.
+                parents = sorted([*parents, *early], key=lambda node: node.node_id)
             self._write_level(parents, run)
             changed = {parent_id(node.node_id) for node in parents}
             changed |= self._remove_empty(emptied)
