@@ -209,6 +209,34 @@ def test_event_id_matches_to_the_millisecond() -> None:
     assert event.timestamp == precise
 
 
+@given(
+    when=st.datetimes(
+        min_value=datetime(1970, 1, 1),
+        max_value=datetime(2286, 11, 20),
+        timezones=st.just(timezone.utc),
+    ),
+    shift=st.integers(-2_000, 2_000),
+)
+@example(when=datetime(1970, 1, 1, tzinfo=timezone.utc), shift=-1)
+@example(when=datetime(2026, 1, 30, 9, 0, 0, 999_999, tzinfo=timezone.utc), shift=0)
+def test_event_id_is_accepted_exactly_when_it_carries_the_timestamp_millisecond(
+    when: datetime, shift: int
+) -> None:
+    """The check of an event's id against its time (whole milliseconds) accepts exactly the
+    ids whose time, made a datetime, is the timestamp cut to its millisecond."""
+    ms = ids.to_epoch_ms(when) + shift
+    if not 0 <= ms < 10**13:
+        return
+    event_id = f"evt:{ms:013d}:e1"
+    carried = ids.parse_event_id(event_id)[0]
+    expected = carried == when.replace(microsecond=when.microsecond // 1000 * 1000)
+    if expected:
+        assert make_event(event_id=event_id, timestamp=when).event_id == event_id
+    else:
+        with pytest.raises(InvalidId, match="does not carry the event's timestamp"):
+            make_event(event_id=event_id, timestamp=when)
+
+
 def test_event_id_of_local_timestamp() -> None:
     """A local-time timestamp is matched against the id as the same UTC instant."""
     local = datetime(2026, 1, 30, 11, 0, tzinfo=PLUS_TWO)

@@ -24,6 +24,7 @@ from tocsearch.errors import InvalidArgument
 __all__ = ["in_utc", "positive_number", "records_of", "whole_number"]
 
 _R = TypeVar("_R")
+_UTC = timezone.utc
 
 
 def whole_number(name: str, value: int, minimum: int = 1, maximum: int | None = None) -> int:
@@ -66,6 +67,8 @@ def in_utc(
             has no UTC datetime (early on 0001-01-01 east of Greenwich, late on 9999-12-31
             west of it).
     """
+    if type(value) is datetime and value.tzinfo is _UTC:
+        return value  # every stored record's times: checked for each record read
     if not isinstance(value, datetime):
         raise error(f"{name} must be a datetime, got {type(value).__name__}: {value!r}")
     if value.tzinfo is None or value.utcoffset() is None:

@@ -46,6 +46,7 @@ __all__ = [
     "event_id",
     "event_id_ceiling",
     "event_id_floor",
+    "event_id_ms",
     "from_epoch_ms",
     "grip_id",
     "level_of",
@@ -231,6 +232,19 @@ def parse_event_id(value: str) -> tuple[datetime, str]:
     """
     match = _stamped(_EVENT_RE, value, _AN_EVENT_ID)
     return from_epoch_ms(int(match["ms"])), match["suffix"]
+
+
+def event_id_ms(value: str) -> int:
+    """The epoch milliseconds an event id carries (what :func:`parse_event_id` makes its
+    timestamp of), without making the timestamp.
+
+    >>> event_id_ms("evt:1769774400000:a1")
+    1769774400000
+
+    Raises:
+        InvalidId: the value is not an event id.
+    """
+    return int(_stamped(_EVENT_RE, value, _AN_EVENT_ID)["ms"])
 
 
 def parse_grip_id(value: str) -> tuple[datetime, str]:

@@ -9,10 +9,12 @@ surrogate, which SQLite cannot be given, becomes U+FFFD as in every stored text.
 
 from __future__ import annotations
 
+import functools
+
 from tocsearch.navigate._terms import STOPWORDS
 from tocsearch.text import encodable
 
-__all__ = ["fts_phrases", "match_all", "match_any"]
+__all__ = ["fts_phrases", "match_all", "match_any", "match_expressions"]
 
 _EDGE_PUNCTUATION = "\"'.,;:!?()[]{}<>`"
 
@@ -59,10 +61,7 @@ def match_all(text: str) -> str | None:
     >>> match_all("what about") == '"what" "about"'
     True
     """
-    tokens = _content_tokens(text) or _tokens(text)
-    if not tokens:
-        return None
-    return " ".join(_quoted(token) for token in tokens)
+    return match_expressions(text)[0]
 
 
 def match_any(text: str) -> str | None:
@@ -72,7 +71,20 @@ def match_any(text: str) -> str | None:
     >>> match_any("JWT refresh")
     '"JWT" OR "refresh"'
     """
+    return match_expressions(text)[1]
+
+
+# A question is matched against events and segments, each by every token, then by any: the
+# expressions of the last few texts are kept rather than made four times.
+@functools.lru_cache(maxsize=32)
+def match_expressions(text: str) -> tuple[str | None, str | None]:
+    """``(match_all(text), match_any(text))``, made once for the last few texts.
+
+    >>> match_expressions("JWT refresh")
+    ('"JWT" "refresh"', '"JWT" OR "refresh"')
+    """
     tokens = _content_tokens(text) or _tokens(text)
     if not tokens:
-        return None
-    return " OR ".join(_quoted(token) for token in tokens)
+        return None, None
+    quoted = [_quoted(token) for token in tokens]
+    return " ".join(quoted), " OR ".join(quoted)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tocsearch.errors import StorageError, StoreCorrupted
-from tocsearch.index._query import match_all, match_any
+from tocsearch.index._query import match_expressions
 from tocsearch.index._sidecar_check import check_index
 from tocsearch.index._sidecar_file import default_index_path, to_us
 from tocsearch.index._sidecar_sync import SyncedSidecar
@@ -69,7 +69,7 @@ class SearchIndex(SyncedSidecar):
         extra: tuple[int, ...],
     ) -> list[str]:
         found: dict[str, None] = {}
-        every, some = match_all(text), match_any(text)
+        every, some = match_expressions(text)
         # One token: matching any is matching all, and its rows are those already found.
         for expression in (every,) if some == every else (every, some):
             if expression is None or len(found) >= limit:

@@ -236,9 +236,21 @@ class _Parser:
     def __init__(self, tokens: list[_Token], today: date) -> None:
         self.tokens = tokens
         self.today = today
+        # Each form looks at the keys around it: each token's is folded once.
+        self._keys = [token.key for token in tokens]
+        self._forms: tuple[Callable[[int, date, bool], tuple[_Period, int] | None], ...] = (
+            self._iso,
+            self._relative,
+            self._ago,
+            self._weekday,
+            self._month_first,
+            self._day_first,
+            self._bare_year,
+        )
 
     def key(self, index: int) -> str:
-        return self.tokens[index].key if 0 <= index < len(self.tokens) else ""
+        keys = self._keys
+        return keys[index] if 0 <= index < len(keys) else ""
 
     # -- small pieces ---------------------------------------------------------------------
     def day_number(self, index: int) -> int | None:
@@ -280,16 +292,7 @@ class _Parser:
     # -- the forms --------------------------------------------------------------------------
     def point(self, index: int, *, ref: date, licensed: bool) -> tuple[_Period, int] | None:
         """A single period at ``index``; ``ref`` is the latest day a yearless name may mean."""
-        forms: tuple[Callable[[int, date, bool], tuple[_Period, int] | None], ...] = (
-            self._iso,
-            self._relative,
-            self._ago,
-            self._weekday,
-            self._month_first,
-            self._day_first,
-            self._bare_year,
-        )
-        for form in forms:
+        for form in self._forms:
             found = form(index, ref, licensed)
             if found is not None:
                 return found
