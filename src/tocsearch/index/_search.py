@@ -185,15 +185,20 @@ def rank_segments(
     fetch = _OVERFETCH * limit
     event_lists: list[list[str]] = []
     segment_lists: list[list[str]] = []
+    # The segment that owns each ranked event: full text reads them with its events.
+    owners: dict[str, str] = {}
     if mode in (SearchMode.HYBRID, SearchMode.FTS):
-        event_lists.append(index.fts_events(query, limit=fetch, start=start, end=end))
+        owned = index.fts_event_owners(query, limit=fetch, start=start, end=end)
+        event_lists.append([event_id for event_id, _ in owned])
+        owners.update((event_id, node_id) for event_id, node_id in owned if node_id is not None)
         segment_lists.append(index.fts_segments(query, limit=fetch, start=start, end=end))
     if mode in (SearchMode.HYBRID, SearchMode.VEC):
         try:
-            event_lists.append(index.nearest_events(query, limit=fetch, start=start, end=end))
+            nearest = index.nearest_events(query, limit=fetch, start=start, end=end)
         except Exception as error:  # a model server down or a model that fails: degrade
             raise EmbedderFailed(f"embedder failed: {type(error).__name__}: {error}") from error
-    owners = index.owners([e for ranked in event_lists for e in ranked])
+        event_lists.append(nearest)
+        owners.update(index.owners([e for e in nearest if e not in owners]))
     event_scores = dict(reciprocal_rank_fusion(*event_lists))
     fused = reciprocal_rank_fusion(
         *(_segments_of(ranked, owners) for ranked in event_lists), *segment_lists

@@ -67,8 +67,10 @@ class SearchIndex(SyncedSidecar):
         text: str,
         limit: int,
         extra: tuple[int, ...],
-    ) -> list[str]:
-        found: dict[str, None] = {}
+    ) -> list[tuple[str, str | None]]:
+        """The rows of ``sql`` (an id first, each id once, and one more column) for the
+        rows holding every content word of ``text``, then those holding any."""
+        found: dict[str, tuple[str, str | None]] = {}
         every, some = match_expressions(text)
         # One token: matching any is matching all, and its rows are those already found.
         for expression in (every,) if some == every else (every, some):
@@ -80,9 +82,28 @@ class SearchIndex(SyncedSidecar):
                 ).fetchall()
             except sqlite3.DatabaseError as error:
                 raise self._failed(error) from None
-            for (key,) in rows:
-                found.setdefault(key, None)
-        return list(found)[:limit]
+            for row in rows:
+                found.setdefault(row[0], row)
+        return list(found.values())[:limit]
+
+    def fts_event_owners(
+        self,
+        query: str,
+        *,
+        limit: int,
+        start: datetime | None = None,
+        end: datetime | None = None,
+    ) -> list[tuple[str, str | None]]:
+        """:meth:`fts_events` with the segment that owns each event (None for an event no
+        segment owns), read by the same query."""
+        where, extra = _time_filter("events.time_us >= ?", "events.time_us < ?", start, end)
+        sql = (
+            "SELECT events.event_id, owners.node_id FROM events_fts "
+            "JOIN events ON events.id = events_fts.rowid "
+            "LEFT JOIN owners ON owners.event_id = events.event_id "
+            f"WHERE events_fts MATCH ?{where} ORDER BY rank LIMIT ?"
+        )
+        return self._fts(sql, query, limit, extra)
 
     def fts_events(
         self,
@@ -94,12 +115,8 @@ class SearchIndex(SyncedSidecar):
     ) -> list[str]:
         """Up to ``limit`` event ids whose text matches ``query``, best BM25 first: events
         holding every content word, then events holding any."""
-        where, extra = _time_filter("events.time_us >= ?", "events.time_us < ?", start, end)
-        sql = (
-            "SELECT events.event_id FROM events_fts JOIN events ON events.id = events_fts.rowid "
-            f"WHERE events_fts MATCH ?{where} ORDER BY rank LIMIT ?"
-        )
-        return self._fts(sql, query, limit, extra)
+        owned = self.fts_event_owners(query, limit=limit, start=start, end=end)
+        return [event_id for event_id, _ in owned]
 
     def fts_segments(
         self,
@@ -113,10 +130,11 @@ class SearchIndex(SyncedSidecar):
         ``query``, best BM25 first, among segments overlapping ``[start, end)``."""
         where, extra = _time_filter("nodes.end_us >= ?", "nodes.start_us < ?", start, end)
         sql = (
-            "SELECT nodes.node_id FROM segments_fts JOIN nodes ON nodes.id = segments_fts.rowid "
+            "SELECT nodes.node_id, NULL FROM segments_fts "
+            "JOIN nodes ON nodes.id = segments_fts.rowid "
             f"WHERE segments_fts MATCH ?{where} ORDER BY rank LIMIT ?"
         )
-        return self._fts(sql, query, limit, extra)
+        return [node_id for node_id, _ in self._fts(sql, query, limit, extra)]
 
     def _vector_matrix(self) -> VectorMatrix:
         import numpy as np

@@ -134,25 +134,18 @@ def _segment_shares(
     return _weighted_shares(held, terms)
 
 
-def _context(pool: Sequence[PooledEvent], own: Sequence[float], index: int) -> float:
+def _context(runs: Sequence[tuple[str, str]], own: Sequence[float], index: int) -> float:
     """The strongest match near an event in the same session: the turn just after it, or one of
     the turns before it, fading with distance (an answer may come a few turns after the
-    question that names the topic)."""
-    session = pool[index].event.session_id
-    segment = pool[index].segment.node_id
-
-    def same(other: int) -> bool:
-        return (
-            0 <= other < len(pool)
-            and pool[other].event.session_id == session
-            and pool[other].segment.node_id == segment
-        )
-
-    best = own[index + 1] * _FADE if same(index + 1) else 0.0
+    question that names the topic). ``runs`` holds each pooled event's session and segment."""
+    run = runs[index]
+    after = index + 1
+    best = own[after] * _FADE if after < len(runs) and runs[after] == run else 0.0
     for distance in range(1, _LOOK_BACK + 1):
-        if not same(index - distance):
+        before = index - distance
+        if before < 0 or runs[before] != run:
             break
-        best = max(best, own[index - distance] * _FADE ** (distance - 1))
+        best = max(best, own[before] * _FADE ** (distance - 1))
     return best
 
 
@@ -216,9 +209,10 @@ def rank_events(
         )
         own.append(total / weights.total if weights.total > 0.0 else 0.0)
     held = _segment_shares(pool, counts, terms)
+    runs = [(item.event.session_id, item.segment.node_id) for item in pool]
     hits: list[EventHit] = []
     for index, item in enumerate(pool):
-        neighbour = _context(pool, own, index)
+        neighbour = _context(runs, own, index)
         if own[index] <= 0.0 and neighbour <= 0.0:
             continue
         segment = item.segment.node_id

@@ -72,8 +72,9 @@ class Lens:
         self._stacked: dict[DayStack, StackedMasks] = {}
         self._stacked_kept: dict[tuple[DayStack, int], StackedKept] = {}
         self._direct: dict[DayStack, int] = {}
-        # The digest bits each term is looked up by, worked out once for every digest read.
-        self._probes = [(term, TermDigest.probes(term)) for term in terms]
+        # The digest bits each term is looked up by, worked out once for every digest read
+        # (when one is: a question the index answers reads none).
+        self._term_probes: list[tuple[str, tuple[int, ...] | None]] | None = None
         # Nodes whose digest was consulted: they count as visited.
         self.digest_checked: set[str] = set()
 
@@ -129,6 +130,14 @@ class Lens:
         return tuple(term for term in self.terms if term in found)
 
     # -- term digests --------------------------------------------------------------------------
+    @property
+    def _probes(self) -> list[tuple[str, tuple[int, ...] | None]]:
+        """Each term with its :meth:`~tocsearch.digest.TermDigest.probes`, worked out once."""
+        probes = self._term_probes
+        if probes is None:
+            probes = self._term_probes = [(term, TermDigest.probes(term)) for term in self.terms]
+        return probes
+
     def may_hold(self, node: TocNode) -> frozenset[str] | None:
         """The query terms ``node``'s digest may hold, or None when the digest is unknown.
 

@@ -8,6 +8,7 @@ carry a few more letters (:mod:`tocsearch.navigate._weights`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tocsearch.text import MIN_TERM_LENGTH
@@ -51,6 +52,9 @@ def _stem(word: str) -> str:
     return word
 
 
+# A navigation asks for the terms of its topic more than once (the walk, the result's own
+# check of them): the last few topics' are kept.
+@functools.lru_cache(maxsize=32)
 def topic_terms(topic: str) -> tuple[str, ...]:
     """The search terms of a topic: case-folded content words of at least three characters
     (two for an upper-case acronym such as "CI"), stemmed, each kept once in first-seen order.
