@@ -1,4 +1,6 @@
-"""Hypothesis profiles: "dev" is quick, "ci" is thorough. CI=true picks "ci".
+"""Hypothesis profiles: "dev" is quick, "ci" is thorough. CI=true picks "ci"; HYPOTHESIS_PROFILE
+names one outright. "deep" draws twenty times CI's examples, for a long search of the modules that
+read input (ids, time hints, importers, stored records), run on purpose and never by default.
 
 With ``TOCSEARCH_TEST_LOCK=msvcrt`` the session runs with ``fcntl`` hidden and the file stores
 over their Windows lock (see tests/_support/fallback_lock.py).
@@ -17,6 +19,9 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "deep", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
