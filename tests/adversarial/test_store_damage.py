@@ -5,6 +5,7 @@ through a link inside a store."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -244,6 +245,32 @@ def test_shelve_linked_files_are_refused(name: str, tmp_path: Path) -> None:
     for readonly in (False, True):
         with pytest.raises(StoreCorrupted, match="symbolic link"):
             ShelveStorage(path, readonly=readonly)
+
+
+@pytest.mark.parametrize("name", ["journal.log", "records.dat", "records.dir", "records.bak"])
+def test_shelve_file_that_is_a_folder_is_named(name: str, tmp_path: Path) -> None:
+    """A shelve file (or the index backup a crash leaves) that is a folder is StoreCorrupted
+    naming it, on open for reading or writing, never a raw IsADirectoryError (which moving a
+    .bak folder over the index raised) or a store opened without it; a salvage names a records
+    file that is a folder, and reads every event past a folder it does not need."""
+    path = tmp_path / "store"
+    _shelve_store(path)
+    target = path / name
+    if target.exists():
+        target.unlink()
+    target.mkdir()
+    message = f"{target} is a folder where a record file belongs"
+    for readonly in (False, True):
+        with pytest.raises(StoreCorrupted, match=re.escape(message)):
+            ShelveStorage(path, readonly=readonly)
+    salvaged = ShelveStorage.salvage(path)
+    if name in ("records.dat", "records.dir"):
+        assert salvaged.events == ()
+        assert any(message in problem for problem in salvaged.problems), salvaged.problems
+    else:
+        assert len(salvaged.events) == 12
+        assert salvaged.problems == ()
+    assert target.is_dir()
 
 
 @settings(max_examples=30)

@@ -81,11 +81,22 @@ def real_dir(directory: Path) -> Path:
     return directory
 
 
-def refuse_links(paths: Iterable[Path]) -> None:
-    """Raise StoreCorrupted when any of ``paths`` is a symbolic link (missing paths are fine)."""
+def _folder_error(path: Path | str) -> StoreCorrupted:
+    return StoreCorrupted(f"{path} is a folder where a record file belongs")
+
+
+def refuse_links(paths: Iterable[Path], *, folders: bool = False) -> None:
+    """Raise StoreCorrupted when any of ``paths`` is a symbolic link or, with ``folders``, a
+    folder where a record file belongs (missing paths are fine)."""
     for path in paths:
-        if os.path.islink(path):
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode):
             raise linked_error(path)
+        if folders and stat.S_ISDIR(mode):
+            raise _folder_error(path)
 
 
 def open_file(path: Path | str, flags: int, mode: int = 0o644) -> int:
@@ -96,7 +107,7 @@ def open_file(path: Path | str, flags: int, mode: int = 0o644) -> int:
     try:
         fd = os.open(path, flags, mode)
     except IsADirectoryError:
-        raise StoreCorrupted(f"{path} is a folder where a record file belongs") from None
+        raise _folder_error(path) from None
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise linked_error(path) from None
@@ -104,7 +115,7 @@ def open_file(path: Path | str, flags: int, mode: int = 0o644) -> int:
     # Opening a folder for reading succeeds on POSIX; only reading it would fail, unclearly.
     if stat.S_ISDIR(os.fstat(fd).st_mode):
         os.close(fd)
-        raise StoreCorrupted(f"{path} is a folder where a record file belongs")
+        raise _folder_error(path)
     return fd
 
 

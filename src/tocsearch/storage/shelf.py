@@ -96,7 +96,8 @@ def _repair_dumb_index(base: Path) -> None:
     beside a ``.bak`` means the rewrite was cut short, and ``.bak`` is whole.
     """
     index, backup = base.with_suffix(".dir"), base.with_suffix(".bak")
-    if backup.exists() and (not index.exists() or index.stat().st_size < backup.stat().st_size):
+    # A .bak that is no file (a folder) is no backup: opening names it, a salvage goes without.
+    if backup.is_file() and (not index.exists() or index.stat().st_size < backup.stat().st_size):
         os.replace(backup, index)
         fsync_dir(base.parent)
     data = index.read_bytes() if index.exists() else b""
@@ -153,7 +154,8 @@ class ShelveStorage(FileStorage):
         try:
             refuse_links(
                 [self._journal.path]
-                + [self._base.with_suffix(end) for end in (".dat", ".dir", ".bak")]
+                + [self._base.with_suffix(end) for end in (".dat", ".dir", ".bak")],
+                folders=True,
             )
             if lock is not None:
                 remove_temp_files([directory])
@@ -458,6 +460,7 @@ class ShelveStorage(FileStorage):
         base = directory / "records"
         try:
             refuse_links([base.with_suffix(end) for end in (".dat", ".dir", ".bak")])
+            refuse_links([base.with_suffix(end) for end in (".dat", ".dir")], folders=True)
             _repair_dumb_index(base)
             database = dbm.dumb.open(str(base), "r")  # noqa: SIM115 - the shelf closes it
         except (OSError, SyntaxError, ValueError) as error:
