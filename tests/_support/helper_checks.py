@@ -176,7 +176,7 @@ def a_long_history_rolls_up_the_same_with_helpers() -> None:
     events = _one_day_a_week(1100)
     trees = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EarlyParents, "made", lambda self, node_id, children: None)
+        patch.setattr(EarlyParents, "made", lambda self, node_id: None)
         for helpers in (0, 1):
             used.clear()
             storage = InMemoryStorage()

@@ -8,7 +8,6 @@ import itertools
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,6 +17,7 @@ from tocsearch import ids
 from tocsearch.ingest import TocBuilder, check_tree
 from tocsearch.ingest._digests import Unions
 from tocsearch.ingest._early import EarlyParents
+from tocsearch.ingest._rollup import ParentJob
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, TocNode
 from tocsearch.storage import InMemoryStorage
@@ -86,7 +86,7 @@ def test_early_parents_give_the_tree_the_roll_up_gives(
     batches = [batch for batch in batches if batch]
     with_early = _tree(_build(batches))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EarlyParents, "made", lambda self, node_id, children: None)
+        patch.setattr(EarlyParents, "made", lambda self, node_id: None)
         without = _tree(_build(batches))
     assert with_early == without
 
@@ -109,8 +109,8 @@ def test_a_one_batch_build_leaves_only_the_last_parents_to_the_roll_up() -> None
     used: list[str] = []
     made = EarlyParents.made
 
-    def counting(self: EarlyParents, node_id: str, children: list[TocNode]) -> TocNode | None:
-        node = made(self, node_id, children)
+    def counting(self: EarlyParents, node_id: str) -> TocNode | None:
+        node = made(self, node_id)
         if node is not None:
             used.append(node_id)
         return node
@@ -148,30 +148,30 @@ def _day(day: int, text: str) -> TocNode:
     )
 
 
-def test_an_early_parent_is_used_only_with_the_children_it_was_made_from() -> None:
-    """A week completed by a later day answers for the children it was made from, and for
-    the same children at another version; for other children, fewer or more, it gives None,
-    and so does a week still open."""
-    early = EarlyParents(InMemoryStorage(), ExtractiveSummarizer(), Unions())
-    first, second, later = _day(0, _TEXTS[0]), _day(1, _TEXTS[1]), _day(14, _TEXTS[2])
-    week = ids.parent_id(first.node_id)
+def test_a_week_is_made_from_its_stored_days_and_the_new_ones_once_a_later_week_begins() -> None:
+    """A week completed by a day of a later week is made from its stored days with the new
+    ones in their place, by time, as the roll-up makes it; a week still open is not made."""
+    storage = InMemoryStorage()
+    stored, replaced = _day(0, _TEXTS[0]), _day(2, _TEXTS[1])
+    storage.put_nodes([stored, replaced])
+    early = EarlyParents(storage, ExtractiveSummarizer(), Unions())
+    new, renewed, later = _day(1, _TEXTS[2]), _day(2, _TEXTS[3]), _day(14, _TEXTS[2])
+    week = ids.parent_id(new.node_id)
     assert week is not None
-    assert ids.parent_id(second.node_id) == week
-    for day in (first, second, later):
+    assert ids.parent_id(stored.node_id) == week
+    for day in (new, renewed):
         early.day_taken_in(day.start_time.date(), day)
+    assert early.made(week) is None
+    early.day_taken_in(later.start_time.date(), later)
 
-    node = early.made(week, [first, second])
-    assert node is not None
-    assert node.node_id == week
-    assert node.child_node_ids == (first.node_id, second.node_id)
-    assert early.made(week, [first, attrs.evolve(second, version=4)]) is node
-    assert early.made(week, [first, attrs.evolve(second, title="Something else")]) is None
-    assert early.made(week, [first]) is None
-    assert early.made(week, [first, second, later]) is None
+    children = (stored, new, renewed)
+    expected = ParentJob(week, TocLevel.WEEK, children, "").make(ExtractiveSummarizer())
+    assert early.made(week) == expected
+    assert expected.child_node_ids == tuple(day.node_id for day in children)
     # The later day's week is still open: more days may come.
     later_week = ids.parent_id(later.node_id)
     assert later_week is not None
-    assert early.made(later_week, [later]) is None
+    assert early.made(later_week) is None
 
 
 def test_a_week_left_without_days_is_not_made_early() -> None:
@@ -183,4 +183,4 @@ def test_a_week_left_without_days_is_not_made_early() -> None:
     early.day_taken_in(later.start_time.date(), later)
     week = ids.parent_id(gone.node_id)
     assert week is not None
-    assert early.made(week, [gone]) is None
+    assert early.made(week) is None

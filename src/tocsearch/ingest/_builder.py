@@ -491,11 +491,13 @@ class TocBuilder:
             early: list[TocNode] = []
             emptied = []
             for node_id in sorted(identifier for identifier in changed if identifier is not None):
+                node = run.early.made(node_id)
+                if node is not None:
+                    early.append(node)
+                    continue
                 children = self._stored_children(node_id, level)
                 if not children:
                     emptied.append(node_id)
-                elif (node := run.early.made(node_id, children)) is not None:
-                    early.append(node)
                 else:
                     jobs.append(
                         ParentJob(node_id, level, tuple(children), self._unions.of(children))

@@ -7,11 +7,12 @@ build's last step (the roll-up, which no helper shares: on a history of short da
 one conversation a day, making weeks and months was most of it) with little more than
 writing.
 
-An early parent is made from its stored children with this build's new ones in their place,
-as the roll-up would read them once the new ones are written. The roll-up uses it only when
-the children it reads are the very ones it was made from (the same content; versions aside),
-so a build makes the same tree with or without early parents; a parent whose children turn
-out otherwise is made again there.
+An early parent is made from its stored children with this build's new ones in their place:
+what the roll-up would read once the new ones are written, versions aside (a parent does not
+depend on its children's versions). Until then the build writes none of a completed parent's
+children but those new ones, and removes only those it replaced with none (the store has one
+writer), so the roll-up takes the early parent instead of reading its children again, and a
+build makes the same tree with or without early parents.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from datetime import date
 
 from tocsearch.ids import day_id, parent_id, parse_node_id
 from tocsearch.ingest._digests import Unions
-from tocsearch.ingest._rollup import ParentJob, same_content
+from tocsearch.ingest._rollup import ParentJob
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.storage.protocol import Storage
@@ -45,8 +46,8 @@ class EarlyParents:
         # For each parent of this build, its new children by id (None: a child left with no
         # children of its own, which the roll-up removes).
         self._new: dict[str, dict[str, TocNode | None]] = {}
-        # Each completed parent with the children it was made from (None: it has none).
-        self._made: dict[str, tuple[TocNode, tuple[TocNode, ...]] | None] = {}
+        # Each completed parent (None: it has no children).
+        self._made: dict[str, TocNode | None] = {}
 
     def day_taken_in(self, day: date, node: TocNode | None) -> None:
         """Note a day of the build with its new node (None: the day has no segments left),
@@ -57,20 +58,10 @@ class EarlyParents:
         self._new.setdefault(week, {})[identifier] = node
         self._enter(TocLevel.WEEK, week)
 
-    def made(self, node_id: str, children: list[TocNode]) -> TocNode | None:
-        """The early node of the parent ``node_id`` when it was made from ``children`` (as
-        the roll-up reads them from the store: the same nodes, or nodes equal to them in
-        everything but version), else None."""
-        entry = self._made.get(node_id)
-        if entry is None:
-            return None
-        node, used = entry
-        if len(used) != len(children):
-            return None
-        for old, new in zip(used, children, strict=True):
-            if old is not new and not same_content(old, new):
-                return None
-        return node
+    def made(self, node_id: str) -> TocNode | None:
+        """The early node of the parent ``node_id`` (unversioned), or None when it is not
+        complete or has no children."""
+        return self._made.get(node_id)
 
     def _enter(self, level: TocLevel, node_id: str) -> None:
         """A child of ``node_id`` (at ``level``) is complete: the parent open at that level
@@ -88,9 +79,7 @@ class EarlyParents:
         if children:
             job = ParentJob(node_id, level, children, self._unions.of(children))
             node = job.make(self._summarizer)
-            self._made[node_id] = (node, children)
-        else:
-            self._made[node_id] = None
+        self._made[node_id] = node
         parent = parent_id(node_id)
         upper = level.parent()
         if parent is None or upper is None:
