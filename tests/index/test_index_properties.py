@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from tests.strategies import events, sentences, toc_nodes
 
+from tocsearch.errors import StoreCorrupted
 from tocsearch.index import HashingEmbedder, IndexingStorage, SearchIndex
 from tocsearch.index._embedder import normalized_rows
 from tocsearch.levels import TocLevel
@@ -35,6 +38,7 @@ _operations = st.lists(
         st.tuples(st.just("events"), st.lists(events(), min_size=1, max_size=4)),
         st.tuples(st.just("segments"), st.integers(1, 3)),
         st.tuples(st.just("delete"), st.integers(0, 10)),
+        st.tuples(st.just("forget owned"), st.integers(0, 10)),
         st.tuples(st.just("day"), toc_nodes(TocLevel.DAY)),
     ),
     max_size=12,
@@ -46,6 +50,7 @@ _event_operations = st.lists(
         st.tuples(st.just("events"), st.lists(events(), min_size=1, max_size=4)),
         st.tuples(st.just("retext"), st.tuples(st.integers(0, 10), sentences)),
         st.tuples(st.just("forget"), st.lists(st.integers(0, 10), min_size=1, max_size=3)),
+        st.tuples(st.just("forget owned"), st.integers(0, 10)),
         st.tuples(st.just("segments"), st.integers(1, 3)),
         st.tuples(st.just("delete"), st.integers(0, 10)),
     ),
@@ -81,6 +86,14 @@ def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]
                 store.delete_events(sorted(gone))
                 for event_id in gone:
                     del pool[event_id]
+        elif kind == "forget owned":
+            # An event a stored segment owns, deleted without rewriting the segment: the
+            # segment still lists it, in the store and in the index alike.
+            owned = sorted(pool.keys() & given_out)
+            if owned:
+                gone_id = owned[value % len(owned)]
+                store.delete_events([gone_id])
+                del pool[gone_id]
         else:
             store.put_node(value)
 
@@ -138,3 +151,43 @@ def test_every_event_has_one_vector_of_its_current_text_after_any_batches(
         expected = normalized_rows(embedder.embed([event_text(event)]))[0]
         assert np.frombuffer(blob, dtype=np.float32).tolist() == expected.tolist()
     store.index.check()
+
+
+_TAMPERS = ("move a vector", "drop a vector, add a stray", "cut a vector short")
+
+
+@settings(max_examples=30)
+@given(st.data(), _event_operations, st.sampled_from(_TAMPERS))
+def test_check_names_any_vector_that_is_missing_stray_or_cut(
+    data: st.DataObject, operations: list[tuple[str, Any]], tamper: str
+) -> None:
+    """Whatever the writes, a vector moved to no event, one missing beside a stray one (the
+    count unchanged) or one cut short is reported by check(), naming what is wrong."""
+    store = IndexingStorage(SearchIndex(InMemoryStorage(), embedder=HashingEmbedder(8)))
+    _apply(store, data, operations)
+    store.index.check()
+    connection = store.index._connection
+    rows = connection.execute(
+        "SELECT events.id, events.event_id FROM events ORDER BY events.event_id"
+    ).fetchall()
+    assume(rows)
+    rowid, event_id = data.draw(st.sampled_from(rows))
+    (top,) = connection.execute("SELECT max(id) FROM events").fetchone()
+    if tamper == "move a vector":
+        connection.execute("UPDATE vectors SET id = ? WHERE id = ?", (top + 1, rowid))
+        wrong = event_id
+    elif tamper == "drop a vector, add a stray":
+        (blob,) = connection.execute(
+            "SELECT embedding FROM vectors WHERE id = ?", (rowid,)
+        ).fetchone()
+        connection.execute("DELETE FROM vectors WHERE id = ?", (rowid,))
+        connection.execute("INSERT INTO vectors (id, embedding) VALUES (?, ?)", (top + 7, blob))
+        wrong = event_id
+    else:
+        connection.execute(
+            "UPDATE vectors SET embedding = substr(embedding, 1, 12) WHERE id = ?", (rowid,)
+        )
+        wrong = event_id
+    assert connection.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(rows)
+    with pytest.raises(StoreCorrupted, match=re.escape(repr(wrong))):
+        store.index.check()

@@ -7,7 +7,8 @@ Tables (format :data:`INDEX_FORMAT`, kept in ``index_meta``)::
     nodes(id INTEGER PRIMARY KEY, node_id TEXT UNIQUE, level TEXT, start_us INTEGER,
           end_us INTEGER)
         the indexed segments; ``id`` is the rowid of the segment's texts in ``segments_fts``
-    owners(event_id TEXT PRIMARY KEY, node_id TEXT)     which segment owns an event
+    owners(event_id TEXT PRIMARY KEY, node_id TEXT)
+        which stored segment lists an event among those it owns (indexed or not)
     vectors(id INTEGER PRIMARY KEY, embedding BLOB)     float32 vector of events.id
     index_meta(key TEXT PRIMARY KEY, value TEXT)
         'format', the store counts at the last sync ('store_events', 'store_nodes') and the

@@ -237,8 +237,8 @@ class SearchIndex(SyncedSidecar):
 
     def check(self) -> None:
         """Verify that the index agrees with the store: the same events with the same texts,
-        the same segments with the same texts and owned events, a vector for every event when
-        there is an embedder.
+        the same segments with the same texts and owned events, and with an embedder one
+        vector of its dimension for every event and none for anything else.
 
         Raises:
             StoreCorrupted: naming the first disagreement.

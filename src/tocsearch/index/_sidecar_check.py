@@ -66,6 +66,36 @@ def check_index(index: SearchIndex) -> None:
         wrong = min(owners.keys() ^ expected_owners.keys() or owners.keys())
         raise StoreCorrupted(f"{where}: the owner of event {wrong!r} differs")
     if index.embedder is not None:
-        (vectors,) = connection.execute("SELECT count(*) FROM vectors").fetchone()
-        if vectors != len(events):
-            raise StoreCorrupted(f"{where}: {len(events) - vectors} events have no vector")
+        _check_vectors(index, where, index.embedder.dimension)
+
+
+def _check_vectors(index: SearchIndex, where: object, dimension: int) -> None:
+    """Raise unless every indexed event has one vector of ``dimension`` numbers and every
+    vector is an indexed event's: compared by identity, so a vector missing and a stray one
+    do not cancel out as counts would."""
+    connection = index._connection
+    with index._errors():
+        rows = connection.execute(
+            "SELECT events.event_id, vectors.id, length(vectors.embedding) FROM events "
+            "LEFT JOIN vectors ON vectors.id = events.id"
+        ).fetchall()
+        stray = connection.execute(
+            "SELECT min(vectors.id), count(*) FROM vectors "
+            "LEFT JOIN events ON events.id = vectors.id WHERE events.id IS NULL"
+        ).fetchone()
+    missing = sorted(event_id for event_id, vector, _ in rows if vector is None)
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise StoreCorrupted(f"{where}: event {missing[0]!r} has no vector{more}; rebuild it")
+    if stray[1]:
+        raise StoreCorrupted(
+            f"{where}: {stray[1]} vectors belong to no indexed event (row {stray[0]} first); "
+            "rebuild it"
+        )
+    size = 4 * dimension  # float32
+    for event_id, _, length in sorted(rows):
+        if length != size:
+            raise StoreCorrupted(
+                f"{where}: the vector of event {event_id!r} holds {length} bytes where "
+                f"{size} ({dimension} float32 numbers) were expected; rebuild it"
+            )

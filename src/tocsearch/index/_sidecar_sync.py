@@ -260,7 +260,11 @@ class SyncedSidecar(EmbeddedSidecar):
             connection.executemany("DELETE FROM owners WHERE node_id = ?", ((n,) for n in wanted))
 
     def remove_events(self, event_ids: Iterable[str]) -> None:
-        """Forget events: their texts, vectors and owners. Ids not indexed are ignored."""
+        """Forget events: their texts and vectors. Ids not indexed are ignored.
+
+        Which segment owns an event is the segments' to say: a stored segment that still
+        lists a removed event keeps it among its owned events, here as in the store, until
+        the segment is written again or removed."""
         wanted = list(dict.fromkeys(event_ids))
         if not wanted:
             return
@@ -273,7 +277,6 @@ class SyncedSidecar(EmbeddedSidecar):
             connection.executemany(
                 "DELETE FROM events WHERE id = ?", ((i,) for i in rowids.values())
             )
-            connection.executemany("DELETE FROM owners WHERE event_id = ?", ((e,) for e in wanted))
 
     def scrub(self) -> None:
         """Leave no page of the index file holding removed text: merge the full-text indexes,
