@@ -273,6 +273,22 @@ def test_shelve_file_that_is_a_folder_is_named(name: str, tmp_path: Path) -> Non
     assert target.is_dir()
 
 
+@pytest.mark.parametrize("line", [b"1111111\n", b"None\n", b"1.5\n"])
+def test_shelve_index_line_of_another_shape_is_reported(line: bytes, tmp_path: Path) -> None:
+    """A line of records.dir that reads as a Python literal but not as (key, (offset, size))
+    makes opening raise StoreCorrupted and a salvage name the index, never dbm's TypeError."""
+    path = tmp_path / "store"
+    _shelve_store(path)
+    with open(path / "records.dir", "ab") as index:
+        index.write(line)
+    for readonly in (False, True):
+        with pytest.raises(StoreCorrupted, match=re.escape("cannot open the dbm.dumb database")):
+            ShelveStorage(path, readonly=readonly)
+    salvaged = ShelveStorage.salvage(path)
+    assert salvaged.events == ()
+    assert any("cannot open the dbm database" in problem for problem in salvaged.problems)
+
+
 @settings(max_examples=30)
 @given(batches=st.integers(2, 5), cut=st.floats(0.0, 1.0))
 def test_any_cut_of_the_shelve_journal_is_a_crash_or_reported(batches: int, cut: float) -> None:

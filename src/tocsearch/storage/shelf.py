@@ -185,7 +185,9 @@ class ShelveStorage(FileStorage):
                 database = dbm.dumb.open(  # noqa: SIM115 - the shelf owns and closes it
                     str(self._base), "c" if self._lock else "r"
                 )
-            except (OSError, SyntaxError, ValueError) as error:
+            # dbm.dumb reads each index line as a Python literal and unpacks it as (key,
+            # (offset, size)): a line of another shape raises TypeError or ValueError.
+            except (OSError, SyntaxError, TypeError, ValueError) as error:
                 if self._lock is None and attempt < _READER_RETRIES:
                     time.sleep(0.02 * attempt)
                     attempt += 1
@@ -463,7 +465,7 @@ class ShelveStorage(FileStorage):
             refuse_links([base.with_suffix(end) for end in (".dat", ".dir")], folders=True)
             _repair_dumb_index(base)
             database = dbm.dumb.open(str(base), "r")  # noqa: SIM115 - the shelf closes it
-        except (OSError, SyntaxError, ValueError) as error:
+        except (OSError, SyntaxError, TypeError, ValueError) as error:
             found.problem(str(base.with_suffix(".dir")), f"cannot open the dbm database: {error}")
             return found.done()
         shelf = _JsonShelf(cast(MutableMapping[bytes, bytes], database))
