@@ -14,7 +14,6 @@ import os
 import secrets
 import shutil
 from datetime import datetime, timezone
-from pathlib import Path
 
 import attrs
 
@@ -22,7 +21,7 @@ from tocsearch.errors import InvalidArgument, StorageError
 from tocsearch.ingest import BuildConfig, TocBuilder, check_tree
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event
-from tocsearch.storage._files import fsync_dir
+from tocsearch.storage._files import fsync_dir, store_root
 from tocsearch.storage._files_store import read_marker
 from tocsearch.storage._lock import WriterLock
 from tocsearch.storage._open import BACKENDS, DiskBackend, open_store, store_backend
@@ -103,7 +102,9 @@ def repair_store(
     Raises:
         StorageError: ``path`` holds no store (of this backend), or another writer holds it.
     """
-    directory = Path(os.fspath(path))
+    # Through a link that is the store directory itself, the store it leads to is repaired
+    # in its place (the damaged copy beside it), and the link keeps leading to it.
+    directory = store_root(path)
     backend = backend or store_backend(directory)
     if backend is None:
         raise StorageError(f"no tocsearch store at {str(directory)!r} to repair")

@@ -36,6 +36,7 @@ __all__ = [
     "refuse_links",
     "remove_file",
     "remove_temp_files",
+    "store_root",
     "write_atomically",
 ]
 
@@ -64,6 +65,15 @@ def linked_error(path: Path | str) -> StoreCorrupted:
         f"{path} is a symbolic link; tocsearch never reads, writes or deletes through a link "
         "inside a store (remove the link, or run 'tocsearch check --repair')"
     )
+
+
+def store_root(path: str | os.PathLike[str]) -> Path:
+    """The store directory ``path`` names, with a symbolic link that is the store directory
+    itself followed to where it leads (a data folder kept on another disk): the store is read,
+    written, created and repaired there. Links inside a store stay refused.
+    """
+    directory = Path(os.fspath(path))
+    return Path(os.path.realpath(directory)) if os.path.islink(directory) else directory
 
 
 def real_dir(directory: Path) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 from tocsearch._json_text import read_json
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
-from tocsearch.storage._files import read_bytes, write_atomically
+from tocsearch.storage._files import read_bytes, store_root, write_atomically
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
 from tocsearch.storage.backend import Backend
 
@@ -87,7 +87,7 @@ def open_store_dir(
             directory that is not a store, or a file.
         StoreLocked: another writer holds the store.
     """
-    directory = Path(os.fspath(path))
+    directory = store_root(path)
     if readonly:
         if not directory.is_dir():
             raise StorageError(f"no tocsearch store at {str(directory)!r}: no such directory")

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from tocsearch.errors import StorageError
+from tocsearch.storage._files import store_root
 from tocsearch.storage._files_store import MARKER_NAME, read_marker
 from tocsearch.storage.jsondir import JsonDirStorage
 from tocsearch.storage.protocol import Storage
@@ -45,7 +46,7 @@ def store_backend(path: str | os.PathLike[str]) -> str | None:
     Raises:
         StorageError: ``path`` is a file, or its marker is damaged or names an unknown format.
     """
-    directory = Path(os.fspath(path))
+    directory = store_root(path)
     if not directory.exists() and not directory.is_symlink():
         return None
     if not directory.is_dir():

@@ -34,7 +34,7 @@ from tocsearch.storage._common import (
     require_limit,
     require_string_id,
 )
-from tocsearch.storage._files import refuse_links, remove_temp_files
+from tocsearch.storage._files import refuse_links, remove_temp_files, store_root
 from tocsearch.storage._files_store import (
     MARKER_NAME,
     open_store_dir,
@@ -129,8 +129,8 @@ class SqliteStorage(StorageCommon):
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         super().__init__()
-        if Path(os.fspath(path)).is_dir():
-            _refuse_symlinks(Path(os.fspath(path)))
+        if store_root(path).is_dir():
+            _refuse_symlinks(store_root(path))
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
