@@ -33,7 +33,7 @@ class DayStack:
     when the store hands out the very day the stack was made from, else a comparison of its
     version, digest and children)."""
 
-    __slots__ = ("_members", "maps")
+    __slots__ = ("_members", "_placed", "maps")
 
     def __init__(self, days: Iterable[TocNode], digests: DigestCache) -> None:
         members: dict[str, tuple[int, int, int, tuple[str, ...], TocNode]] = {}
@@ -47,6 +47,10 @@ class DayStack:
             maps.append(found)
         self._members = members
         self.maps = StackedMaps(maps)
+        # The places of each list of days asked, by the list's identity (the list is kept
+        # with them, so its id is not reused): a navigator that keeps the tree between
+        # questions asks the very same lists again (:mod:`tocsearch.navigate._skeleton`).
+        self._placed: dict[int, tuple[list[TocNode], list[int | None]]] = {}
 
     def __len__(self) -> int:
         return len(self._members)
@@ -57,7 +61,23 @@ class DayStack:
         return self.places((day,))[0]
 
     def places(self, days: Iterable[TocNode]) -> list[int | None]:
-        """:meth:`place` of each of ``days``, in one pass."""
+        """:meth:`place` of each of ``days``, in one pass; for a list asked before, the
+        places found then (records are immutable: the same days have the same places, so
+        the caller must not change the list, nor the places returned)."""
+        if type(days) is not list:
+            return self._places(days)
+        placed = self._placed
+        known = placed.get(id(days))
+        if known is not None and known[0] is days:
+            return known[1]
+        found = self._places(days)
+        if len(placed) > len(self._members) // 4 + 64:
+            # Lists of one question that is over, or of a tree since rewritten.
+            placed.clear()
+        placed[id(days)] = (days, found)
+        return found
+
+    def _places(self, days: Iterable[TocNode]) -> list[int | None]:
         members = self._members
         found: list[int | None] = []
         for day in days:

@@ -49,7 +49,7 @@ def _candidates(
         chosen.setdefault(node.node_id, node)
     if not beyond:
         return list(chosen.values()), iter(()), False
-    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
+    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children, walk.skeleton)
     years = route.years()
     rest: Iterator[TocNode]
     if years is not None:

@@ -204,23 +204,52 @@ class Lens:
         (:class:`~tocsearch.navigate._day_stacks.DayStacks`: a question that reaches few
         days of a year spends less on their own maps than on the stack's columns)."""
         day = TocLevel.DAY
-        if stack is not None and stack not in self._stacked:
-            direct = self._direct.get(stack, 0)
-            if direct < self.stacks.direct:
-                self._direct[stack] = direct + 1
-                stack = None
+        stack = self.read_through(stack)
         if stack is None or not self.terms:
             return [self.map_kept(node, need) if node.level is day else None for node in nodes]
+        masks = self.stacked_kept(nodes, need, stack)
+        if masks is not None:
+            return list(masks)
         kept = self._kept_in(stack, need)
         checked = self.digest_checked
+        places = stack.places(nodes)
         found: list[int | None] = []
-        for node, place in zip(nodes, stack.places(nodes), strict=True):
+        for node, place in zip(nodes, places, strict=True):
             if place is not None:
                 checked.add(node.node_id)
                 found.append(kept.of(place))
             else:
                 found.append(self.map_kept(node, need) if node.level is day else None)
         return found
+
+    def read_through(self, stack: DayStack | None) -> DayStack | None:
+        """``stack`` when this question reads it (:meth:`maps_kept`), else None; each call
+        before the question reads it counts as one of the ``direct`` lists read day by day,
+        so it is made once for each list :meth:`maps_kept` is asked about."""
+        if stack is not None and stack not in self._stacked:
+            direct = self._direct.get(stack, 0)
+            if direct < self.stacks.direct:
+                self._direct[stack] = direct + 1
+                return None
+        return stack
+
+    def stacked_kept(
+        self, days: Sequence[TocNode], need: int, stack: DayStack | None
+    ) -> list[int] | None:
+        """:meth:`maps_kept` of ``days`` when each is a day ``stack`` holds as it is now and
+        this question reads the stack already (it counts no ``direct`` list); None
+        otherwise, having done nothing.
+
+        Runtime complexity: O(d) for d days, one slice of the stack's kept bits a day
+        whose map keeps a segment."""
+        if stack is None or stack not in self._stacked or not self.terms:
+            return None
+        places = stack.places(days)
+        if None in places:
+            return None
+        self.digest_checked.update([day.node_id for day in days])
+        of = self._kept_in(stack, need).of
+        return [of(place) for place in places]  # type: ignore[arg-type]
 
     def stack(self, parent: TocNode, days: Callable[[], Sequence[TocNode]]) -> DayStack | None:
         """The segment maps of the days below ``parent`` (listed by ``days()`` when they are

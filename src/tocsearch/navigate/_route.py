@@ -23,6 +23,7 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
 from tocsearch.navigate._day_stacks import DayStack
 from tocsearch.navigate._lens import Lens
+from tocsearch.navigate._skeleton import SkeletonView
 from tocsearch.navigate._walk import Walk, inside, level_of, wholly_inside
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
@@ -44,12 +45,16 @@ class DigestRoute:
         lens: Lens,
         ranges: Sequence[TimeRange],
         stored: dict[str, list[TocNode]] | None = None,
+        skeleton: SkeletonView | None = None,
     ) -> None:
         self.storage = storage
         self.lens = lens
         self.ranges = ranges
         # Stored children by parent id, shared by the routes of one walk.
         self._stored = stored if stored is not None else {}
+        # The same above the days, and what a route over everything opens, kept between
+        # questions while the store is unchanged.
+        self._skeleton = skeleton
         self._children: dict[str, tuple[list[TocNode], bool]] = {}
         # Per level, how many nodes the first pass (every term needed) considered and skipped.
         self.pruning: dict[TocLevel, list[int]] = {}
@@ -145,6 +150,12 @@ class DigestRoute:
         day), by the digest otherwise. ``masks`` receives the segments each map keeps, by
         day, so a kept day's map is not read again (:meth:`_mapped`)."""
         lens = self.lens
+        day = TocLevel.DAY
+        if not any(node.level is day for node in nodes):
+            # No map to read (months, weeks): each node by its digest, in one call. The
+            # stack's bookkeeping of lists read day by day is kept as maps_kept keeps it.
+            lens.read_through(stack)
+            return lens.prune(nodes, need)
         within = self._within if self.ranges else None
         kept: list[TocNode] = []
         for node, mapped in zip(nodes, lens.maps_kept(nodes, need, stack), strict=True):
@@ -204,9 +215,32 @@ class DigestRoute:
                 # A year the ranges cut is read day by day: stacking all its days would
                 # cost more than reading the few the ranges keep.
                 stack = self._stack(node)
+            kept_days = None if self.ranges else self._stacked_days(children, need, stack)
+            if kept_days is not None:
+                # A week of stacked days: what _kept and a deeper _descend would do, flat.
+                for day, mask in reversed(kept_days):
+                    mapped = self._mapped(day, need, stack, mask)
+                    if mapped:
+                        yield mapped
+                continue
             found: dict[str, int] = {}
             kept = self._kept(children, need, ascending=True, stack=stack, masks=found)
             yield from self._descend(kept, need, read, stack, found)
+
+    def _stacked_days(
+        self, days: list[TocNode], need: int, stack: DayStack | None
+    ) -> list[tuple[TocNode, int]] | None:
+        """The ``days`` (in time order) whose maps in ``stack`` keep some segment for
+        ``need`` terms, each with what its map keeps, tallied as :meth:`_kept` tallies;
+        None when the stack does not answer for every one of them as it is now (then
+        nothing was done)."""
+        masks = self.lens.stacked_kept(days, need, stack)
+        if masks is None:
+            return None
+        kept = [(day, mask) for day, mask in zip(days, masks, strict=True) if mask]
+        if days:
+            self._tally(need, TocLevel.DAY, len(days), len(days) - len(kept))
+        return kept
 
     def _stack(self, year: TocNode) -> DayStack | None:
         """The stacked segment maps of all the days of ``year`` (the stack is kept between
@@ -265,26 +299,39 @@ class DigestRoute:
         whose segments carry no digest."""
         cached = self._children.get(node.node_id)
         if cached is None:
-            stored = self._stored_children(node.node_id)
-            deeper = _DEEPER[node.level]
             ranges = self.ranges
-            children = [
-                child
-                for child in stored
-                if child.level in deeper and (not ranges or inside(child, ranges))
-            ]
-            plain = node.level is TocLevel.DAY and not any(child.digest for child in children)
-            cached = self._children[node.node_id] = (children, plain)
+            skeleton = None if ranges else self._skeleton
+            if skeleton is not None:
+                cached = skeleton.routed.get(node.node_id)
+            if cached is None:
+                stored = self._stored_children(node.node_id)
+                deeper = _DEEPER[node.level]
+                children = [
+                    child
+                    for child in stored
+                    if child.level in deeper and (not ranges or inside(child, ranges))
+                ]
+                plain = node.level is TocLevel.DAY and not any(child.digest for child in children)
+                cached = (children, plain)
+                if skeleton is not None:
+                    skeleton.keep_routed(node, cached)
+            self._children[node.node_id] = cached
         return cached
 
     def _stored_children(self, node_id: str) -> list[TocNode]:
         """The stored children of ``node_id`` (none when it is gone), read once a walk."""
         stored = self._stored.get(node_id)
         if stored is None:
-            try:
-                stored = self.storage.get_child_nodes(node_id)
-            except NotFound:
-                stored = []
+            skeleton = self._skeleton
+            if skeleton is not None:
+                stored = skeleton.children.get(node_id)
+            if stored is None:
+                try:
+                    stored = self.storage.get_child_nodes(node_id)
+                except NotFound:
+                    stored = []
+                if skeleton is not None:
+                    skeleton.keep_children(node_id, stored)
             self._stored[node_id] = stored
         return stored
 
@@ -292,7 +339,7 @@ class DigestRoute:
 def may_hold_all(walk: Walk, ranges: Sequence[TimeRange]) -> bool:
     """Whether the digests of ``ranges`` say some segment there may hold every term (False
     when they cannot tell: a store without digests)."""
-    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
+    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children, walk.skeleton)
     years = route.years()
     if years is None:
         return False

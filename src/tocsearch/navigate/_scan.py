@@ -45,7 +45,7 @@ def scan(walk: Walk, ranges: Sequence[TimeRange], *, phase: StepPhase, where: st
     """
     trail, book = walk.trail, walk.book
     threshold = trail.limits.threshold
-    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children)
+    route = DigestRoute(walk.storage, walk.lens, ranges, walk.children, walk.skeleton)
     years = route.years()
     page = trail.limits.scan_page
     pages: Iterator[list[TocNode]]

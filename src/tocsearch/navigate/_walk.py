@@ -22,6 +22,7 @@ from tocsearch.models import Event, TocNode
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._events import segment_events
 from tocsearch.navigate._lens import Lens, Scored
+from tocsearch.navigate._skeleton import SkeletonView
 from tocsearch.navigate._trail import Trail
 from tocsearch.navigate.result import StepMatch, StepPhase
 from tocsearch.navigate.timehints import TimeRange
@@ -54,6 +55,8 @@ class Walk:
     events: dict[str, list[Event]] = attrs.field(factory=dict)
     # Whether the store holds any event (None: not asked yet); see holds_events().
     any_events: bool | None = None
+    # The upper tree as kept between questions while the store is unchanged (None: read it).
+    skeleton: SkeletonView | None = None
 
 
 def holds_events(walk: Walk) -> bool:

@@ -48,6 +48,7 @@ from tocsearch.navigate._listing import listing
 from tocsearch.navigate._pages import newest_in
 from tocsearch.navigate._route import may_hold_all
 from tocsearch.navigate._scan import scan
+from tocsearch.navigate._skeleton import Skeleton
 from tocsearch.navigate._teleport import answers_alone, teleport
 from tocsearch.navigate._terms import MAX_QUERY_TERMS, searched_terms, topic_terms
 from tocsearch.navigate._trail import Trail, WalkLimits
@@ -164,6 +165,8 @@ class Navigator:
         self._digests = DigestCache(whole_number("digest_cache", digest_cache, 0))
         # The segment maps of each year's days stacked, as many days as digests are kept.
         self._stacks = DayStacks(self._digests.capacity)
+        # The nodes above the segments as the store last held them, as many as digests.
+        self._skeleton = Skeleton(self._digests.capacity)
 
     def navigate(self, query: str, *, full_path: bool = False) -> NavigationResult:
         """Answer ``query`` with evidence from the tree and the path that found it, within
@@ -193,6 +196,8 @@ class Navigator:
         # for the period itself, so it is listed as a time-only question.
         terms = searched_terms(hints.topic)
         recap = bool(every) and not terms
+        # Asked before anything is read: a write from here on moves it for the next question.
+        skeleton = self._skeleton.at(_revision(self.storage))
         lens = Lens(terms, folded=self._folded, digests=self._digests, stacks=self._stacks)
         stored = self.storage.count_events() > 0 if terms else None
         walk = Walk(
@@ -201,6 +206,7 @@ class Navigator:
             trail=Trail(self.limits, keeps_grep=bool(stored)),
             book=EvidenceBook(lens, self.limits.max_evidence),
             any_events=stored,
+            skeleton=skeleton,
         )
         hits: list[EventHit] = []
         if terms:
@@ -397,6 +403,13 @@ class Navigator:
         newest = latest.start_time
         day = datetime(newest.year, newest.month, newest.day, tzinfo=timezone.utc)
         return TimeRange(day, day + timedelta(days=1))
+
+
+def _revision(storage: Storage) -> int | None:
+    """The store's :meth:`~tocsearch.storage.Storage.revision`; None (keep nothing between
+    questions) for a store written before stores had one."""
+    revision = getattr(storage, "revision", None)
+    return revision() if callable(revision) else None
 
 
 def _segments_in(storage: Storage, ranges: Sequence[TimeRange]) -> list[TocNode]:
