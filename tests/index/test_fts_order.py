@@ -12,7 +12,7 @@ from tests.strategies import events, toc_nodes
 
 from tocsearch.index import SearchIndex
 from tocsearch.index._query import match_expressions
-from tocsearch.index._sidecar_file import to_us
+from tocsearch.index._sidecar import _time_filter
 from tocsearch.levels import TocLevel
 from tocsearch.storage import InMemoryStorage
 
@@ -52,14 +52,7 @@ def _by_rank(
     """What the index answers, by FTS5's ``ORDER BY rank``: rows holding every word, then
     rows holding any."""
     sql, (after, before) = _BY_RANK[table]
-    clauses, values = [], []
-    if start is not None:
-        clauses.append(after)
-        values.append(to_us(start))
-    if end is not None:
-        clauses.append(before)
-        values.append(to_us(end))
-    where = "".join(f" AND {clause}" for clause in clauses)
+    where, values = _time_filter(after, before, start, end)
     found: dict[str, None] = {}
     every, some = match_expressions(query)
     for expression in (every,) if some == every else (every, some):
