@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tocsearch.errors import InvalidArgument, StoreCorrupted
+from tocsearch.errors import StoreCorrupted
 from tocsearch.ids import event_id_ceiling, event_id_floor
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode, time_order
@@ -65,6 +65,7 @@ from tocsearch.storage._sqlite_schema import (
     session_key,
     to_us,
 )
+from tocsearch.text import encodable
 
 __all__ = ["SqliteStorage"]
 
@@ -93,11 +94,16 @@ def _write_merge_mark(connection: sqlite3.Connection, events: str) -> None:
 
 
 def _bound(kind: str, value: str) -> str:
-    """An id used as a range bound, which SQLite must be able to encode."""
+    """An id used as a range bound, as SQLite can be given it, ordered against every stored
+    id as ``value`` itself is.
+
+    Unpaired surrogates, which SQLite cannot encode, become U+FFFD (:func:`encodable`), which
+    changes no answer: event ids are ASCII, so an id compares with a bound by the bound's ASCII
+    head and, past it, by its first other character, which stays a non-ASCII one at the same
+    place. The other stores compare the bound as it is; all of them answer alike.
+    """
     require_string_id(kind, value)
-    if _key(value) is None and value != "":
-        raise InvalidArgument(f"an event id bound must be a string of valid text, got {value!r}")
-    return value
+    return encodable(value)
 
 
 def _refuse_symlinks(directory: Path) -> None:
