@@ -43,6 +43,17 @@ def test_texts_searched_together_match_each_searched_alone(
     assert matcher.present_in_each(folded) == [matcher.present(text) for text in many]
 
 
+@given(text=tricky_texts, matcher=topic_matchers)
+def test_counts_skip_the_expression_only_for_texts_without_a_term(
+    text: str, matcher: TermMatcher
+) -> None:
+    """Counting a text's terms gives what the regular expression alone gives, whether or not
+    a term occurs in it as a substring (the texts without one skip the expression)."""
+    folded = text.casefold()
+    assert matcher.counts(text) == matcher.counts_folded(folded) == matcher._counted(folded)
+    assert matcher.present(text) == frozenset(matcher._counted(folded))
+
+
 def _node(suffix: str, title: str) -> TocNode:
     start = utc(2026, 1, 5)
     return TocNode(

@@ -58,7 +58,17 @@ class TermMatcher:
         return self.counts_folded(text.casefold())
 
     def counts_folded(self, folded: str) -> dict[str, int]:
-        """:meth:`counts` of a text that is already case-folded."""
+        """:meth:`counts` of a text that is already case-folded. A text none of whose terms
+        occurs even as a substring holds none, and is answered without the regular
+        expression: most texts a question reads hold none, and the expression tries every
+        position of a text (it looks behind each), where a substring search skips."""
+        for term in self.terms:
+            if term in folded:
+                return self._counted(folded)
+        return {}
+
+    def _counted(self, folded: str) -> dict[str, int]:
+        """How often each term occurs in ``folded``, by the regular expression."""
         found: dict[str, int] = {}
         if self._pattern is None:
             return found
@@ -82,7 +92,7 @@ class TermMatcher:
         """
         if not any(term in folded for term in self.terms):
             return _NOTHING
-        return frozenset(self.counts_folded(folded))
+        return frozenset(self._counted(folded))
 
     def present_in_each(self, folded: Sequence[str]) -> list[frozenset[str]]:
         """:meth:`present_folded` of each of many case-folded texts, none of which may hold a
@@ -109,7 +119,7 @@ class TermMatcher:
                 candidates.add(index)
                 position = joined.find(term, starts[index + 1])
         for index in candidates:
-            held = frozenset(self.counts_folded(folded[index]))
+            held = frozenset(self._counted(folded[index]))
             if held:
                 found[index] = held
         return found
