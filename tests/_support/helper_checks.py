@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "a_build_with_helpers_is_the_build_without",
     "a_failing_job_raises_here_as_without_helpers",
     "a_helper_ignores_ctrl_c",
+    "a_helper_sends_results_ahead_of_their_reading",
     "a_helper_that_dies_hands_its_jobs_back",
     "a_long_history_rolls_up_the_same_with_helpers",
     "helpers_make_some_jobs_and_this_process_the_rest",
@@ -117,6 +119,24 @@ def stopping_early_ends_the_helpers() -> None:
         results = work.results()
         assert [next(results) for _ in range(3)] == [0, 1, 4]
     assert not multiprocessing.active_children()
+
+
+def _day_sized(job: int) -> bytes:
+    # About what a made day weighs when it comes back (42 KB, most of it its digest).
+    return bytes([job]) * 42_000
+
+
+def a_helper_sends_results_ahead_of_their_reading() -> None:
+    """A helper makes and sends twenty day-sized results while none is read yet (on Linux,
+    where its pipe is widened), so it never waits for this process to read one."""
+    jobs = list(range(20))
+    with HelperWork(_day_sized, jobs, helpers=1) as work:
+        (helper,) = multiprocessing.active_children()
+        if sys.platform == "linux":
+            # Nothing is read until the helper has sent every result and exited.
+            helper.join(60)
+            assert helper.exitcode == 0
+        assert list(work.results()) == [_day_sized(job) for job in jobs]
 
 
 def _tree(storage: InMemoryStorage) -> dict[str, Any]:

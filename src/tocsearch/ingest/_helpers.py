@@ -7,7 +7,9 @@ they read the jobs from the memory they share with this process and send back on
 Each job is made once, by whoever claims it first: the helpers claim jobs from the front
 whenever they are free; this process takes the results in order, claims the job it needs
 next when no helper has, and, rather than wait for a result a helper is still making, claims
-and makes a job from the back. Neither side waits while a job is left to claim. The results
+and makes a job from the back. Neither side waits while a job is left to claim: a helper's
+pipe is widened (:func:`widen_pipe`) to hold a couple of dozen results, so a helper keeps
+making jobs while this process is busy. The results
 are what this process would have made itself (the function is pure), so a build is the same
 with or without helpers; a helper that fails or dies only hands its jobs back.
 
@@ -19,6 +21,7 @@ made here.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-__all__ = ["HelperWork", "available_cpus", "fork_is_safe"]
+__all__ = ["HelperWork", "available_cpus", "fork_is_safe", "widen_pipe"]
 
 _Job = TypeVar("_Job")
 _Result = TypeVar("_Result")
@@ -42,6 +45,13 @@ _Result = TypeVar("_Result")
 _MINE = -1  # owner mark of a job this process claimed
 _UNCLAIMED = -2
 _JOIN_SECONDS = 5.0  # how long a finished helper may take to exit before it is stopped
+# Bytes a helper may send ahead of this process's reading. A made day is about 42 KB (most of
+# it the day's full-size digest), so the pipe's usual 64 KiB held one: a helper then waited
+# to send whenever this process was busy making a day from the back or taking days in, and
+# this process made more days itself (a third of a LoCoMo-format build's helper time was
+# spent waiting to send). A megabyte holds about 24 days; it is Linux's usual ceiling for a
+# pipe an unprivileged process may widen.
+_PIPE_BYTES = 1 << 20
 
 
 def available_cpus() -> int:
@@ -66,6 +76,27 @@ def fork_is_safe() -> bool:
         "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
+
+
+def widen_pipe(descriptor: int, size: int = _PIPE_BYTES) -> int:
+    """Let the pipe written through ``descriptor`` hold ``size`` bytes where the platform
+    allows it (Linux), so that a helper need not wait for its results to be read; returns
+    the pipe's capacity in bytes afterwards, or 0 where the platform does not tell it. A
+    pipe that cannot be widened (a limit of the system or the user) is left as it was."""
+    try:
+        import fcntl
+    except ImportError:
+        return 0
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
+    getting = getattr(fcntl, "F_GETPIPE_SZ", None)
+    if setting is None or getting is None:
+        return 0
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(descriptor, setting, size)
+    try:
+        return int(fcntl.fcntl(descriptor, getting))
+    except OSError:
+        return 0
 
 
 class HelperWork(Generic[_Job, _Result]):
@@ -122,6 +153,7 @@ class HelperWork(Generic[_Job, _Result]):
         try:
             for number in range(self._helper_count):
                 receiver, sender = self._context.Pipe(duplex=False)
+                widen_pipe(sender.fileno())
                 process = self._context.Process(
                     target=self._serve,
                     args=(number, sender),
