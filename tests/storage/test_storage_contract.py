@@ -278,6 +278,12 @@ class StoreModel(RuleBasedStateMachine):
         assert [e.event_id for e in self.store.get_event_range(first, last)] == [
             event_id for event_id in ordered if first <= event_id <= last
         ]
+        if limit < 0:  # a caller's mistake, refused rather than answered with nothing
+            with pytest.raises(InvalidArgument, match="limit must be a whole number of at least 0"):
+                self.store.get_events_before(pivot, limit)
+            with pytest.raises(InvalidArgument, match="limit must be a whole number of at least 0"):
+                self.store.get_events_after(pivot, limit)
+            return
         expected_before = below[-limit:] if limit > 0 else []
         expected_after = above[:limit] if limit > 0 else []
         assert [e.event_id for e in self.store.get_events_before(pivot, limit)] == expected_before

@@ -123,7 +123,9 @@ def test_a_limit_that_is_not_a_whole_number_is_refused(
 ) -> None:
     """A neighbour query's limit that is not an int is an InvalidArgument naming it, not a
     TypeError from deep in a backend or a silent empty answer."""
-    with pytest.raises(InvalidArgument, match=f"limit must be a whole number, got {limit!r}"):
+    with pytest.raises(
+        InvalidArgument, match=f"limit must be a whole number of at least 0, got {limit!r}"
+    ):
         getattr(store, method)(_EVENT.event_id, limit)
     assert store.get_events_after("evt:0", 0) == []
     assert store.get_events_after("evt:0", 5) == [_EVENT]

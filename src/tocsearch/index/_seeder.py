@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from tocsearch._checks import whole_number
 from tocsearch._fusion import reciprocal_rank_fusion
 from tocsearch.index._search import EmbedderFailed, SearchMode, rank_segments
 from tocsearch.index._sidecar import SearchIndex
@@ -49,7 +50,12 @@ class IndexSeeder:
     def seed(
         self, query: str, *, limit: int, start: datetime | None, end: datetime | None
     ) -> Sequence[tuple[str, float]]:
-        """At most ``limit`` ``(segment_id, score)`` pairs, best first, scores in (0, 1]."""
+        """At most ``limit`` ``(segment_id, score)`` pairs, best first, scores in (0, 1].
+
+        Raises:
+            InvalidArgument: ``limit`` is not a whole number of at least 1.
+        """
+        whole_number("limit", limit)
         self.last_error = ""
         mode = SearchMode.HYBRID if self._vectors else SearchMode.FTS
         self.index.sync()
@@ -66,7 +72,12 @@ class IndexSeeder:
         """At most ``limit`` ``(event_id, segment_id, score)`` triples, nearest ``query`` by
         vector first, scored by rank in (0, 1]. Empty without vectors: full text ranks events
         by the query's words, as the navigator itself does. An embedder that fails gives none
-        (``last_error`` says why)."""
+        (``last_error`` says why).
+
+        Raises:
+            InvalidArgument: ``limit`` is not a whole number of at least 1.
+        """
+        whole_number("limit", limit)
         self.last_error = ""
         if not self._vectors:
             return []

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from tocsearch._checks import whole_number
 from tocsearch.errors import StorageError, StoreCorrupted
 from tocsearch.index._query import match_expressions
 from tocsearch.index._sidecar_check import check_index
@@ -69,7 +70,12 @@ class SearchIndex(SyncedSidecar):
         extra: tuple[int, ...],
     ) -> list[tuple[str, str | None]]:
         """The rows of ``sql`` (an id first, each id once, and one more column) for the
-        rows holding every content word of ``text``, then those holding any."""
+        rows holding every content word of ``text``, then those holding any.
+
+        Raises:
+            InvalidArgument: ``limit`` is not a whole number of at least 1.
+        """
+        whole_number("limit", limit)
         found: dict[str, tuple[str, str | None]] = {}
         every, some = match_expressions(text)
         # One token: matching any is matching all, and its rows are those already found.
@@ -171,7 +177,12 @@ class SearchIndex(SyncedSidecar):
         end: datetime | None = None,
     ) -> list[str]:
         """Up to ``limit`` event ids whose vectors are nearest ``query``'s (cosine), within
-        ``[start, end)``; empty without an embedder."""
+        ``[start, end)``; empty without an embedder.
+
+        Raises:
+            InvalidArgument: ``limit`` is not a whole number of at least 1.
+        """
+        whole_number("limit", limit)
         if self.embedder is None or not query.strip():
             return []
         vector = self._queries.get(self.embedder, query, lambda text: self._embed([text])[0])

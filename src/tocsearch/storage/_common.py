@@ -11,6 +11,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from tocsearch._checks import whole_number
 from tocsearch.errors import (
     EventNotFound,
     GripNotFound,
@@ -80,14 +81,14 @@ def asked_ids(kind: str, values: Iterable[str]) -> list[str]:
 
 
 def require_limit(limit: int) -> None:
-    """Refuse a neighbour query's ``limit`` that is not an ``int`` (a ``bool`` is not one);
-    any whole number is a limit (0 or less asks for nothing).
+    """Refuse a neighbour query's ``limit`` that is not an ``int`` (a ``bool`` is not one) of
+    at least 0 (which asks for nothing): a negative limit is a caller's mistake that an empty
+    answer would hide.
 
     Raises:
-        InvalidArgument: ``limit`` is not a whole number.
+        InvalidArgument: ``limit`` is not a whole number of at least 0.
     """
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise InvalidArgument(f"limit must be a whole number, got {limit!r}")
+    whole_number("limit", limit, minimum=0)
 
 
 class StorageCommon(abc.ABC):

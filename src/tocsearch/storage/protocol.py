@@ -161,19 +161,19 @@ class Storage(Protocol):
 
     def get_events_before(self, event_id: str, limit: int) -> list[Event]:
         """Up to ``limit`` events whose ids sort just before ``event_id``, in id order
-        (none for a limit of 0 or less).
+        (none for a limit of 0).
 
         Raises:
-            InvalidArgument: ``limit`` is not an ``int``.
+            InvalidArgument: ``limit`` is not an ``int`` of at least 0.
         """
         ...
 
     def get_events_after(self, event_id: str, limit: int) -> list[Event]:
         """Up to ``limit`` events whose ids sort just after ``event_id``, in id order (none
-        for a limit of 0 or less).
+        for a limit of 0).
 
         Raises:
-            InvalidArgument: ``limit`` is not an ``int``.
+            InvalidArgument: ``limit`` is not an ``int`` of at least 0.
         """
         ...
 
