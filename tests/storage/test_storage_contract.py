@@ -6,6 +6,7 @@ stores, runs ``check()`` after every step and compares every query with the mode
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ from tocsearch.errors import (
 )
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
+from tocsearch.storage._common import reads_of
 from tocsearch.storage.protocol import Storage
 
 _T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
@@ -80,11 +82,27 @@ class StoreModel(RuleBasedStateMachine):
         self.events: dict[str, Event] = {}
         # The store's revision and the model as it was then: one revision, one content.
         self.seen: tuple[int | None, object] = (None, None)
+        # A block of reads left open across steps (SQLite: one read transaction), or None.
+        self.block: contextlib.ExitStack | None = None
 
     def teardown(self) -> None:
+        if self.block is not None:
+            self.block.close()
         self.store.close()
         if self.directory is not None:
             shutil.rmtree(self.directory.parent, ignore_errors=True)
+
+    # -- blocks of reads ---------------------------------------------------------------------
+    @rule()
+    def begin_or_end_a_block_of_reads(self) -> None:
+        """Open a block of reads, or end the open one: the steps in between (writes, reads,
+        checks, reopening) answer inside it as outside."""
+        if self.block is None:
+            self.block = contextlib.ExitStack()
+            self.block.enter_context(reads_of(self.store))
+        else:
+            block, self.block = self.block, None
+            block.close()
 
     # -- writes ------------------------------------------------------------------------------
     @rule(node=stored_nodes())

@@ -58,12 +58,13 @@ class IndexSeeder:
         whole_number("limit", limit)
         self.last_error = ""
         mode = SearchMode.HYBRID if self._vectors else SearchMode.FTS
-        self.index.sync()
-        try:
-            ranking = rank_segments(self.index, query, mode, limit, start, end)
-        except EmbedderFailed as error:
-            self.last_error = str(error)
-            ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
+        with self.index.reading():
+            self.index.sync()
+            try:
+                ranking = rank_segments(self.index, query, mode, limit, start, end)
+            except EmbedderFailed as error:
+                self.last_error = str(error)
+                ranking = rank_segments(self.index, query, SearchMode.FTS, limit, start, end)
         return list(ranking.segments[:limit])
 
     def seed_events(
@@ -81,13 +82,14 @@ class IndexSeeder:
         self.last_error = ""
         if not self._vectors:
             return []
-        self.index.sync()
-        try:
-            nearest = self.index.nearest_events(query, limit=limit, start=start, end=end)
-        except Exception as error:  # a model server down or a model that fails: words alone
-            self.last_error = f"embedder failed: {type(error).__name__}: {error}"
-            return []
-        owners = self.index.owners(nearest)
+        with self.index.reading():
+            self.index.sync()
+            try:
+                nearest = self.index.nearest_events(query, limit=limit, start=start, end=end)
+            except Exception as error:  # a model server down or a model that fails
+                self.last_error = f"embedder failed: {type(error).__name__}: {error}"
+                return []
+            owners = self.index.owners(nearest)
         return [
             (event_id, owners[event_id], score)
             for event_id, score in reciprocal_rank_fusion(nearest)

@@ -24,6 +24,7 @@ from tocsearch.index._schema import current_format, index_state, read_meta, writ
 from tocsearch.index._vectors import VectorMatrix
 from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
 from tocsearch.storage._sqlite_db import storage_error
+from tocsearch.storage._sqlite_reads import HeldReads
 from tocsearch.storage.protocol import Storage
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ class SidecarFile:
         self._embedded: tuple[int, str] | None = None
         # index_state as last read, and the file's data_version then (see _index_state).
         self._state: tuple[int, tuple[tuple[int, int] | None, dict[str, str]]] | None = None
+        # A question's queries in one read transaction (see reading()); its lock also keeps
+        # the writes of threads apart.
+        self._reads = HeldReads(lambda: getattr(self, "_connection", None), self._failed)
         self._connection = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -116,9 +120,20 @@ class SidecarFile:
         where = "search index" if getattr(self, "path", None) is None else str(self.path)
         return storage_error(error, where, kind="search index", advice="; rebuild it")
 
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """Run the queries of the block (a sync and the searches of one question) in one read
+        transaction of the index's file: they see one state of it and take its read lock
+        once. A write of the block (a sync that catches up) commits at once and is read by
+        the rest of it; another thread's write waits for the block to end.
+
+        Raises:
+            StorageError: the transaction could not begin or end.
+        """
+        return self._reads.reading()
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._errors():
+        with self._reads.paused(), self._errors():
             connection = self._connection
             self._state = None
             connection.execute("BEGIN IMMEDIATE")

@@ -283,7 +283,8 @@ class SyncedSidecar(EmbeddedSidecar):
         rewrite the file without free pages and empty its write-ahead log."""
         with self._transaction() as connection:
             merge_fts_tables(connection)
-        with self._errors():
+        # VACUUM cannot run inside a transaction, such as that of a reading() block.
+        with self._reads.paused(), self._errors():
             self._state = None
             self._connection.execute("VACUUM")
             if self.path is not None:

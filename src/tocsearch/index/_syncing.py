@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
 
 from tocsearch.index._sidecar import SearchIndex
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
-from tocsearch.storage._common import asked_ids
+from tocsearch.storage._common import asked_ids, reads_of
 
 __all__ = ["IndexingStorage"]
 
@@ -148,6 +149,11 @@ class IndexingStorage:
     def revision(self) -> int | None:
         """The wrapped store's revision: every write reaches the store through it."""
         return self.storage.revision()
+
+    def reading(self) -> AbstractContextManager[None]:
+        """The wrapped store's block of reads in one transaction, where it has one
+        (:meth:`tocsearch.storage.SqliteStorage.reading`)."""
+        return reads_of(self.storage)
 
     def check(self) -> None:
         """Check the store, then that the index agrees with it."""

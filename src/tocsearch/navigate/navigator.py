@@ -62,6 +62,7 @@ from tocsearch.navigate.result import (
 )
 from tocsearch.navigate.seeder import EventSeeder, SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
+from tocsearch.storage._common import reads_of
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, encodable, estimate_tokens
 
@@ -188,6 +189,12 @@ class Navigator:
         # An unpaired surrogate (a command line's bytes that are not UTF-8) is U+FFFD, as in
         # every stored text, so the answer that echoes the question can be written.
         query = encodable(query)
+        # One state of the store for the whole question, its read lock taken once (SQLite).
+        with reads_of(self.storage):
+            return self._answer(query, full_path)
+
+    def _answer(self, query: str, full_path: bool) -> NavigationResult:
+        """:meth:`navigate` for a checked ``query``."""
         now = self.now if self.now is not None else datetime.now(timezone.utc)
         hints = parse_time_hints(query, now)
         every = topic_terms(hints.topic)

@@ -5,8 +5,10 @@ batched grip lookups from single ones."""
 from __future__ import annotations
 
 import abc
+import contextlib
 import itertools
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -26,12 +28,30 @@ from tocsearch.models import Event, Grip, TocNode
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["StorageCommon", "asked_ids", "next_revision", "require_limit", "require_string_id"]
+__all__ = [
+    "StorageCommon",
+    "asked_ids",
+    "next_revision",
+    "reads_of",
+    "require_limit",
+    "require_string_id",
+]
 
 # One sequence for every store of the process: a revision is never handed out twice, so a
 # value a reader remembers from one store can never come back after a write (``next()`` of an
 # ``itertools.count`` is atomic under the GIL, where ``+= 1`` on an attribute is not).
 _revisions = itertools.count(1)
+
+
+def reads_of(storage: object) -> AbstractContextManager[None]:
+    """``storage.reading()`` where the store offers it (:meth:`tocsearch.storage.SqliteStorage.
+    reading`: the reads of a block in one read transaction), else a block that changes
+    nothing: every other backend's reads already cost no lock each."""
+    reading = getattr(storage, "reading", None)
+    if callable(reading):
+        held: AbstractContextManager[None] = reading()
+        return held
+    return contextlib.nullcontext()
 
 
 def next_revision() -> int:

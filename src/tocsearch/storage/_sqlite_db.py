@@ -4,21 +4,22 @@ tocsearch errors, and running writes as transactions.
 A writer's connection runs in WAL mode with ``synchronous=FULL``, so a committed transaction
 is in the fsynced log when ``COMMIT`` returns; a reader's connection is ``mode=ro`` and
 ``query_only``. Both are in autocommit mode: writes begin and commit their own transactions,
-and each read sees the last committed state.
+and each read sees the last committed state, except within :meth:`Database.reading`, where the
+reads of a block share one read transaction (:mod:`tocsearch.storage._sqlite_reads`).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from tocsearch.errors import StorageError, StoreClosed, StoreCorrupted, StoreLocked
 from tocsearch.storage._sqlite_fts import FTS_VERSION, fts_version
+from tocsearch.storage._sqlite_reads import HeldReads
 from tocsearch.storage._sqlite_schema import SCHEMA_VERSION, create_schema
 
 __all__ = ["Database", "row_limit", "sqlite_errors", "storage_error"]
@@ -117,7 +118,8 @@ class Database:
 
     def __init__(self, path: Path, *, readonly: bool, create: bool = False) -> None:
         self.path = path
-        self._write_lock = threading.Lock()
+        # Blocks of reads in one transaction; its lock also keeps writes of threads apart.
+        self._reads = HeldReads(lambda: self._connection, self._failed)
         # Transactions run on this connection (committed or not), for a store's revision.
         self.transactions = 0
         with sqlite_errors(path):
@@ -179,11 +181,15 @@ class Database:
             found += self.rows(sql.format(marks=",".join("?" * len(chunk))), chunk)
         return found
 
+    def _failed(self, error: sqlite3.DatabaseError) -> StorageError:
+        return storage_error(error, self.path)
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """An immediate transaction: everything done in the block commits, or nothing does."""
+        """An immediate transaction: everything done in the block commits, or nothing does.
+        Inside :meth:`reading` on this thread, the block's reads go on after it and see it."""
         connection = self.connection()
-        with self._write_lock, sqlite_errors(self.path):
+        with self._reads.paused(), sqlite_errors(self.path):
             connection.execute("BEGIN IMMEDIATE")
             try:
                 try:
@@ -195,6 +201,30 @@ class Database:
             finally:
                 # After the commit: a reader that read the count before it reads again.
                 self.transactions += 1
+
+    def reading(self) -> AbstractContextManager[None]:
+        """A block whose reads run in one read transaction: they see one committed state and
+        take the file's read lock once. Writes of other threads wait for the block to end.
+
+        Raises:
+            StoreClosed: the database was closed.
+            StorageError: the transaction could not begin or end.
+        """
+        self.connection()
+        return self._reads.reading()
+
+    @contextmanager
+    def outside_reads(self) -> Iterator[None]:
+        """Around statements that cannot run inside a transaction (``VACUUM``) or write
+        outside :meth:`transaction`: a block of :meth:`reading` this thread holds is ended
+        first and goes on after."""
+        with self._reads.paused():
+            yield
+
+    def held_reads(self) -> int | None:
+        """A number for the read transaction a :meth:`reading` block holds now (the same
+        while nothing another connection commits can be seen), or None outside one."""
+        return self._reads.held()
 
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version`` of this connection: it changes when another

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -140,8 +141,12 @@ class SqliteStorage(StorageCommon):
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
-        # The transactions and data version the revision was last worked out from.
+        # The transactions and data version the revision was last worked out from, and the
+        # read transaction of a reading() block it was worked out in (None outside one).
         self._revision_of: tuple[int, int] | None = None
+        self._revision_held: int | None = None
+        # The record counts read at one revision (kept for reading() blocks).
+        self._counted: tuple[int | None, dict[str, int]] = (None, {})
         # Only a writer remembers what it wrote: no other process can replace those rows.
         self._recent = RecentEvents()
         try:
@@ -301,8 +306,7 @@ class SqliteStorage(StorageCommon):
         return iter([row[0] for row in self._db.rows("SELECT node_id FROM nodes")])
 
     def count_nodes(self) -> int:
-        self._ensure_open()
-        return int(self._db.value("SELECT n FROM counts WHERE kind = 'nodes'"))
+        return self._count("nodes")
 
     # -- grips -------------------------------------------------------------------------------
     def put_grips(self, grips: Iterable[Grip]) -> None:
@@ -473,8 +477,25 @@ class SqliteStorage(StorageCommon):
         return self._events("session = ?", (session_key(session_id),))
 
     def count_events(self) -> int:
+        return self._count("events")
+
+    def _count(self, kind: str) -> int:
+        """The number of records of ``kind`` (``events``, ``nodes``). Within a
+        :meth:`reading` block, where the revision costs nothing once known, a count read at
+        the same revision before (in this block or an earlier one) is not read again."""
         self._ensure_open()
-        return int(self._db.value("SELECT n FROM counts WHERE kind = 'events'"))
+        if self._db.held_reads() is None:
+            return int(self._db.value("SELECT n FROM counts WHERE kind = ?", (kind,)))
+        revision = self.revision()
+        at, counts = self._counted
+        if at != revision:
+            counts = {}
+            self._counted = (revision, counts)
+        count = counts.get(kind)
+        if count is None:
+            count = int(self._db.value("SELECT n FROM counts WHERE kind = ?", (kind,)))
+            counts[kind] = count
+        return count
 
     def delete_events(self, event_ids: Iterable[str]) -> None:
         """Remove these events and their full-text rows in one transaction."""
@@ -501,7 +522,8 @@ class SqliteStorage(StorageCommon):
             (events,) = connection.execute("SELECT n FROM counts WHERE kind = 'events'").fetchone()
             _write_merge_mark(connection, str(events))
         connection = self._db.connection()
-        with sqlite_errors(self._db.path):
+        # VACUUM cannot run inside a transaction, such as that of a reading() block.
+        with self._db.outside_reads(), sqlite_errors(self._db.path):
             connection.execute("VACUUM")
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -517,7 +539,8 @@ class SqliteStorage(StorageCommon):
         self._ensure_open()
         self._db.check_versions()
         connection = self._db.connection()
-        with sqlite_errors(self._db.path):
+        # FTS5's check is written as an INSERT: outside the read transaction of a block.
+        with self._db.outside_reads(), sqlite_errors(self._db.path):
             problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
                 raise StoreCorrupted(f"{self._db.path}: {'; '.join(map(str, problems[:5]))}")
@@ -541,12 +564,32 @@ class SqliteStorage(StorageCommon):
         sees a writer's commits here as its queries do. One pragma a call."""
         self._ensure_open()
         db = self._db
+        held = db.held_reads()
+        if held is not None and held == self._revision_held:
+            # The same read transaction: no other connection's commit can be seen in it, and
+            # a write through this store ends it (see _sqlite_reads).
+            return self._revision
         state = (db.transactions, db.data_version())
         if state != self._revision_of:
             # Read after the state: a write that lands meanwhile moves the state again.
             self._revision_of = state
             self._revision = next_revision()
+        self._revision_held = held
         return self._revision
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Run the reads of the block in one SQLite read transaction: they see one committed
+        state of the store, take the database's read lock once instead of once per query,
+        and within it :meth:`revision` and the counts are asked of SQLite once. A write of
+        another process lands meanwhile and is seen after the block; a write through this
+        object from another thread waits for the block to end; one from this thread is
+        committed at once and seen by the rest of the block.
+
+        Raises:
+            StoreClosed: the store was closed.
+        """
+        self._ensure_open()
+        return self._db.reading()
 
     def refresh(self) -> None:
         """Nothing to forget: every query reads the last committed state. Kept so that code
