@@ -30,11 +30,14 @@ The answers are exactly the days' own: :meth:`StackedMasks.of` is each map's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tocsearch._segment_map import SegmentMap, at_least, column_masks
 
 __all__ = ["StackedKept", "StackedMaps", "StackedMasks"]
+
+_NONZERO = re.compile(rb"[^\x00]")
 
 
 class StackedMaps:
@@ -47,13 +50,15 @@ class StackedMaps:
     rows of b bits.
     """
 
-    __slots__ = ("_groups", "_places")
+    __slots__ = ("_groups", "_members", "_places")
 
     def __init__(self, maps: Sequence[SegmentMap]) -> None:
         shapes: dict[tuple[int, int], list[int]] = {}
         for index, smap in enumerate(maps):
             shapes.setdefault((smap.bits, _width(smap)), []).append(index)
         self._groups = [_Shape([maps[index] for index in members]) for members in shapes.values()]
+        # For each shape, the index of the map at each of its places.
+        self._members = list(shapes.values())
         # For each map, its shape's number and its place in that shape's buffer.
         places = [(0, 0)] * len(maps)
         for number, members in enumerate(shapes.values()):
@@ -97,9 +102,11 @@ class StackedMasks:
 
 
 class StackedKept:
-    """For every stacked map, the segments that may hold at least ``need`` of the terms."""
+    """For every stacked map, the segments that may hold at least ``need`` of the terms;
+    :attr:`occupied` has bit ``i`` set when some segment of map ``i`` may (so the maps of
+    many days are ruled out with one AND, :meth:`of` never asked of them)."""
 
-    __slots__ = ("_found", "_maps")
+    __slots__ = ("_found", "_maps", "occupied")
 
     def __init__(self, maps: StackedMaps, terms: list[list[int]], need: int) -> None:
         self._maps = maps
@@ -107,6 +114,11 @@ class StackedKept:
             group.found(at_least(held, need, group.every))
             for group, held in zip(maps._groups, terms, strict=True)
         ]
+        occupied = 0
+        for (_, any_kept), members in zip(self._found, maps._members, strict=True):
+            for place in _nonzero(any_kept):
+                occupied |= 1 << members[place]
+        self.occupied = occupied
 
     def holds(self, index: int) -> bool:
         """Whether some segment of map ``index`` may hold at least ``need`` of the terms
@@ -126,6 +138,16 @@ class StackedKept:
         if not occupied[place]:
             return 0
         return self._maps._groups[number].member(found, place)
+
+
+def _nonzero(data: bytes) -> list[int]:
+    """The indexes of the bytes of ``data`` that are not 0.
+
+    >>> _nonzero(bytes([0, 3, 0, 1]))
+    [1, 3]
+    """
+    # Most maps keep nothing: the zero runs are skipped in C, one match per map that keeps.
+    return [match.start() for match in _NONZERO.finditer(data)]
 
 
 def _width(smap: SegmentMap) -> int:

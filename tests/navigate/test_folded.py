@@ -34,6 +34,37 @@ def test_folded_text_holds_the_terms_of_its_fields(node: TocNode, matcher: TermM
     assert matcher.present_folded(searchable_text(node)) == expected
 
 
+def _counts_by_scanning(matcher: TermMatcher, folded: str) -> dict[str, int]:
+    """What the matcher's expression finds stepping through every character of ``folded``."""
+    pattern = matcher._pattern
+    found: dict[str, int] = {}
+    if pattern is None:
+        return found
+    for match in pattern.finditer(folded):
+        assert match.lastindex is not None
+        term = matcher._group_term[match.lastindex]
+        found[term] = found.get(term, 0) + 1
+    return found
+
+
+@given(
+    text=st.one_of(
+        tricky_texts,
+        st.lists(st.sampled_from(["tok", "en", "token", "s", " ", "izer", "-", "ß"])).map("".join),
+    ),
+    matcher=topic_matchers,
+)
+def test_counts_tried_where_terms_start_are_the_counts_of_a_full_scan(
+    text: str, matcher: TermMatcher
+) -> None:
+    """Trying the expression only where a term starts counts every match a scan of every
+    character finds, overlapping and nested terms included."""
+    folded = text.casefold()
+    scanned = _counts_by_scanning(matcher, folded)
+    assert matcher._counted(folded) == scanned
+    assert matcher.counts_folded(folded) == scanned
+
+
 @given(many=st.lists(tricky_texts, max_size=12), matcher=topic_matchers)
 def test_texts_searched_together_match_each_searched_alone(
     many: list[str], matcher: TermMatcher

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from typing import cast
 
 from tocsearch._checks import whole_number
 from tocsearch._segment_map import SegmentMap
@@ -23,7 +24,40 @@ from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 
-__all__ = ["DIRECT_PARENTS", "DayStack", "DayStacks"]
+__all__ = ["DIRECT_PARENTS", "DayStack", "DayStacks", "Whole"]
+
+Whole = tuple[list[int], tuple[str, ...], int]
+"""What :meth:`DayStack.whole` says of a list of days the stack holds: their places, their
+ids, and the mask of their places."""
+
+
+class _Unknown:
+    """The mark of a list whose :meth:`DayStack.whole` was not worked out yet."""
+
+
+_UNKNOWN = _Unknown()
+
+
+class _Listed:
+    """A list of days asked of a stack (kept with it, so its id is not reused), with their
+    places and, once asked, what :meth:`DayStack.whole` says of them."""
+
+    __slots__ = ("days", "places", "whole")
+
+    def __init__(self, days: list[TocNode], places: list[int | None]) -> None:
+        self.days = days
+        self.places = places
+        self.whole: Whole | _Unknown | None = _UNKNOWN
+
+
+def _whole(days: Sequence[TocNode], places: list[int | None]) -> Whole | None:
+    if None in places:
+        return None
+    held = cast(list[int], places)
+    mask = 0
+    for place in held:
+        mask |= 1 << place
+    return held, tuple(day.node_id for day in days), mask
 
 
 class DayStack:
@@ -50,7 +84,7 @@ class DayStack:
         # The places of each list of days asked, by the list's identity (the list is kept
         # with them, so its id is not reused): a navigator that keeps the tree between
         # questions asks the very same lists again (:mod:`tocsearch.navigate._skeleton`).
-        self._placed: dict[int, tuple[list[TocNode], list[int | None]]] = {}
+        self._placed: dict[int, _Listed] = {}
 
     def __len__(self) -> int:
         return len(self._members)
@@ -66,16 +100,31 @@ class DayStack:
         the caller must not change the list, nor the places returned)."""
         if type(days) is not list:
             return self._places(days)
+        return self._listed(days).places
+
+    def whole(self, days: Sequence[TocNode]) -> Whole | None:
+        """The places of ``days`` (:meth:`places`), their ids and the mask of their places
+        (bit ``p`` for place ``p``), when the stack was made from every one of them as it
+        is now; None otherwise. Kept for a list as :meth:`places` keeps its places."""
+        if type(days) is not list:
+            return _whole(days, self._places(days))
+        listed = self._listed(days)
+        whole = listed.whole
+        if isinstance(whole, _Unknown):
+            whole = listed.whole = _whole(days, listed.places)
+        return whole
+
+    def _listed(self, days: list[TocNode]) -> _Listed:
         placed = self._placed
         known = placed.get(id(days))
-        if known is not None and known[0] is days:
-            return known[1]
-        found = self._places(days)
+        if known is not None and known.days is days:
+            return known
+        listed = _Listed(days, self._places(days))
         if len(placed) > len(self._members) // 4 + 64:
             # Lists of one question that is over, or of a tree since rewritten.
             placed.clear()
-        placed[id(days)] = (days, found)
-        return found
+        placed[id(days)] = listed
+        return listed
 
     def _places(self, days: Iterable[TocNode]) -> list[int | None]:
         members = self._members

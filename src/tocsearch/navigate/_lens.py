@@ -16,7 +16,7 @@ from tocsearch._stacked_maps import StackedKept, StackedMasks
 from tocsearch.digest import TermDigest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
-from tocsearch.navigate._day_stacks import DayStack, DayStacks
+from tocsearch.navigate._day_stacks import DayStack, DayStacks, Whole
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
@@ -242,14 +242,48 @@ class Lens:
 
         Runtime complexity: O(d) for d days, one slice of the stack's kept bits a day
         whose map keeps a segment."""
+        read = self._stacked_whole(days, stack)
+        if read is None:
+            return None
+        stacked, (places, _, _) = read
+        of = self._kept_in(stacked, need).of
+        return [of(place) for place in places]
+
+    def stacked_found(
+        self, days: Sequence[TocNode], need: int, stack: DayStack | None
+    ) -> list[tuple[int, int]] | None:
+        """The nonzero :meth:`stacked_kept` of ``days``, each with its day's index in
+        ``days``; None when :meth:`stacked_kept` is.
+
+        Runtime complexity: O(1) when no map of ``days`` keeps a segment (one AND over the
+        stack's :attr:`~tocsearch._stacked_maps.StackedKept.occupied` maps), else O(d)."""
+        read = self._stacked_whole(days, stack)
+        if read is None:
+            return None
+        stacked, (places, _, mask) = read
+        kept = self._kept_in(stacked, need)
+        if not kept.occupied & mask:
+            return []
+        of = kept.of
+        found: list[tuple[int, int]] = []
+        for index, place in enumerate(places):
+            mapped = of(place)
+            if mapped:
+                found.append((index, mapped))
+        return found
+
+    def _stacked_whole(
+        self, days: Sequence[TocNode], stack: DayStack | None
+    ) -> tuple[DayStack, Whole] | None:
+        """``stack`` and its :meth:`~DayStack.whole` of ``days``, the days counted as
+        consulted, when :meth:`stacked_kept` answers for them; None otherwise."""
         if stack is None or stack not in self._stacked or not self.terms:
             return None
-        places = stack.places(days)
-        if None in places:
+        whole = stack.whole(days)
+        if whole is None:
             return None
-        self.digest_checked.update([day.node_id for day in days])
-        of = self._kept_in(stack, need).of
-        return [of(place) for place in places]  # type: ignore[arg-type]
+        self.digest_checked.update(whole[1])  # the days' ids
+        return stack, whole
 
     def stack(self, parent: TocNode, days: Callable[[], Sequence[TocNode]]) -> DayStack | None:
         """The segment maps of the days below ``parent`` (listed by ``days()`` when they are

@@ -234,10 +234,10 @@ class DigestRoute:
         ``need`` terms, each with what its map keeps, tallied as :meth:`_kept` tallies;
         None when the stack does not answer for every one of them as it is now (then
         nothing was done)."""
-        masks = self.lens.stacked_kept(days, need, stack)
-        if masks is None:
+        found = self.lens.stacked_found(days, need, stack)
+        if found is None:
             return None
-        kept = [(day, mask) for day, mask in zip(days, masks, strict=True) if mask]
+        kept = [(days[index], mask) for index, mask in found]
         if days:
             self._tally(need, TocLevel.DAY, len(days), len(days) - len(kept))
         return kept
