@@ -30,14 +30,14 @@ The answers are exactly the days' own: :meth:`StackedMasks.of` is each map's
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from tocsearch._segment_map import SegmentMap, at_least, column_masks
 
 __all__ = ["StackedKept", "StackedMaps", "StackedMasks"]
 
-_NONZERO = re.compile(rb"[^\x00]")
+# Each byte as 1 when it is not 0: a shape's "holds some" bytes as bits 8 * place.
+_ONE_IF_SET = bytes([0] + [1] * 255)
 
 
 class StackedMaps:
@@ -50,15 +50,13 @@ class StackedMaps:
     rows of b bits.
     """
 
-    __slots__ = ("_groups", "_members", "_places")
+    __slots__ = ("_groups", "_places")
 
     def __init__(self, maps: Sequence[SegmentMap]) -> None:
         shapes: dict[tuple[int, int], list[int]] = {}
         for index, smap in enumerate(maps):
             shapes.setdefault((smap.bits, _width(smap)), []).append(index)
         self._groups = [_Shape([maps[index] for index in members]) for members in shapes.values()]
-        # For each shape, the index of the map at each of its places.
-        self._members = list(shapes.values())
         # For each map, its shape's number and its place in that shape's buffer.
         places = [(0, 0)] * len(maps)
         for number, members in enumerate(shapes.values()):
@@ -68,6 +66,16 @@ class StackedMaps:
 
     def __len__(self) -> int:
         return len(self._places)
+
+    def spread(self, indexes: Iterable[int]) -> list[int]:
+        """The maps at ``indexes``, for :meth:`StackedKept.any_in`: for each row shape, a
+        mask with bit 8 * place set for each of them of that shape."""
+        spread = [0] * len(self._groups)
+        places = self._places
+        for index in indexes:
+            number, place = places[index]
+            spread[number] |= 1 << 8 * place
+        return spread
 
     def masks(self, probes: Sequence[tuple[int, ...] | None]) -> StackedMasks:
         """For each term whose :meth:`~tocsearch.digest.TermDigest.probes` these are, the
@@ -102,11 +110,11 @@ class StackedMasks:
 
 
 class StackedKept:
-    """For every stacked map, the segments that may hold at least ``need`` of the terms;
-    :attr:`occupied` has bit ``i`` set when some segment of map ``i`` may (so the maps of
-    many days are ruled out with one AND, :meth:`of` never asked of them)."""
+    """For every stacked map, the segments that may hold at least ``need`` of the terms.
+    Whether any map of many holds some is one AND per row shape (:meth:`any_in`), so the
+    maps of days none of whose segments is kept are ruled out without asking each."""
 
-    __slots__ = ("_found", "_maps", "occupied")
+    __slots__ = ("_found", "_maps", "_occupied")
 
     def __init__(self, maps: StackedMaps, terms: list[list[int]], need: int) -> None:
         self._maps = maps
@@ -114,11 +122,17 @@ class StackedKept:
             group.found(at_least(held, need, group.every))
             for group, held in zip(maps._groups, terms, strict=True)
         ]
-        occupied = 0
-        for (_, any_kept), members in zip(self._found, maps._members, strict=True):
-            for place in _nonzero(any_kept):
-                occupied |= 1 << members[place]
-        self.occupied = occupied
+        # For each shape, bit 8 * place set when the map at that place keeps a segment.
+        self._occupied = [
+            int.from_bytes(occupied.translate(_ONE_IF_SET), "little") for _, occupied in self._found
+        ]
+
+    def any_in(self, spread: Sequence[int]) -> bool:
+        """Whether some map of those :meth:`StackedMaps.spread` gave ``spread`` for keeps a
+        segment (:meth:`of` is not 0 for one of them).
+
+        Runtime complexity: O(s) whole-integer ANDs for s row shapes."""
+        return any(occupied & mask for occupied, mask in zip(self._occupied, spread, strict=True))
 
     def holds(self, index: int) -> bool:
         """Whether some segment of map ``index`` may hold at least ``need`` of the terms
@@ -138,16 +152,6 @@ class StackedKept:
         if not occupied[place]:
             return 0
         return self._maps._groups[number].member(found, place)
-
-
-def _nonzero(data: bytes) -> list[int]:
-    """The indexes of the bytes of ``data`` that are not 0.
-
-    >>> _nonzero(bytes([0, 3, 0, 1]))
-    [1, 3]
-    """
-    # Most maps keep nothing: the zero runs are skipped in C, one match per map that keeps.
-    return [match.start() for match in _NONZERO.finditer(data)]
 
 
 def _width(smap: SegmentMap) -> int:

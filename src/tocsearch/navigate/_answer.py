@@ -5,7 +5,7 @@ decided by the token budget (:mod:`tocsearch.navigate._fit`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -76,15 +76,17 @@ class _Grips:
 
 
 class _Conversations:
-    """The conversation (project and session) of each segment, read once per navigation."""
+    """The conversation (project and session) of each segment, read once per navigation;
+    ``segments`` are those the walk read already (they are not read again)."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, segments: Mapping[str, TocNode]) -> None:
         self.storage = storage
+        self.segments = segments
         self.known: dict[str, tuple[str, str]] = {}
 
     def of(self, segment_id: str) -> tuple[str, str]:
         if segment_id not in self.known:
-            first = opening_event(self.storage, segment_id)
+            first = opening_event(self.storage, segment_id, segment=self.segments.get(segment_id))
             self.known[segment_id] = (
                 ("", "") if first is None else (event_project(first), first.session_id)
             )
@@ -116,7 +118,7 @@ def candidates(
     """At most ``limit`` evidence items, best first: the ranked events, then the statements
     whose events are not among them."""
     grips = _Grips(storage)
-    conversations = _Conversations(storage)
+    conversations = _Conversations(storage, book.segments)
     items: list[Evidence] = []
     cited: set[str] = set()
     shown: list[EventHit] = []

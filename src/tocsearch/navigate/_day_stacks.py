@@ -26,9 +26,9 @@ from tocsearch.navigate._digests import DEFAULT_DIGESTS, DigestCache
 
 __all__ = ["DIRECT_PARENTS", "DayStack", "DayStacks", "Whole"]
 
-Whole = tuple[list[int], tuple[str, ...], int]
+Whole = tuple[list[int], tuple[str, ...], list[int]]
 """What :meth:`DayStack.whole` says of a list of days the stack holds: their places, their
-ids, and the mask of their places."""
+ids, and their places spread (:meth:`~tocsearch._stacked_maps.StackedMaps.spread`)."""
 
 
 class _Unknown:
@@ -50,14 +50,11 @@ class _Listed:
         self.whole: Whole | _Unknown | None = _UNKNOWN
 
 
-def _whole(days: Sequence[TocNode], places: list[int | None]) -> Whole | None:
+def _whole(days: Sequence[TocNode], places: list[int | None], maps: StackedMaps) -> Whole | None:
     if None in places:
         return None
     held = cast(list[int], places)
-    mask = 0
-    for place in held:
-        mask |= 1 << place
-    return held, tuple(day.node_id for day in days), mask
+    return held, tuple(day.node_id for day in days), maps.spread(held)
 
 
 class DayStack:
@@ -103,15 +100,16 @@ class DayStack:
         return self._listed(days).places
 
     def whole(self, days: Sequence[TocNode]) -> Whole | None:
-        """The places of ``days`` (:meth:`places`), their ids and the mask of their places
-        (bit ``p`` for place ``p``), when the stack was made from every one of them as it
-        is now; None otherwise. Kept for a list as :meth:`places` keeps its places."""
+        """The places of ``days`` (:meth:`places`), their ids and their places spread over
+        the stack's row shapes (:meth:`~tocsearch._stacked_maps.StackedMaps.spread`), when
+        the stack was made from every one of them as it is now; None otherwise. Kept for a
+        list as :meth:`places` keeps its places."""
         if type(days) is not list:
-            return _whole(days, self._places(days))
+            return _whole(days, self._places(days), self.maps)
         listed = self._listed(days)
         whole = listed.whole
         if isinstance(whole, _Unknown):
-            whole = listed.whole = _whole(days, listed.places)
+            whole = listed.whole = _whole(days, listed.places, self.maps)
         return whole
 
     def _listed(self, days: list[TocNode]) -> _Listed:

@@ -145,15 +145,17 @@ class Lens:
         if not node.digest or not self.terms:
             return None
         key = node.node_id
-        if key in self._held:
-            return self._held[key]
+        known = self._held
+        if key in known:
+            return known[key]
         self.digest_checked.add(key)
         digest = self.digests.of(node)
-        held = (
-            None
-            if digest is None
-            else frozenset(term for term, probes in self._probes if digest.holds(probes))
-        )
+        held: frozenset[str] | None
+        if digest is None:
+            held = None
+        else:
+            holds = digest.holds
+            held = frozenset([term for term, probes in self._probes if holds(probes)])
         self._held[key] = held
         return held
 
@@ -255,14 +257,14 @@ class Lens:
         """The nonzero :meth:`stacked_kept` of ``days``, each with its day's index in
         ``days``; None when :meth:`stacked_kept` is.
 
-        Runtime complexity: O(1) when no map of ``days`` keeps a segment (one AND over the
-        stack's :attr:`~tocsearch._stacked_maps.StackedKept.occupied` maps), else O(d)."""
+        Runtime complexity: O(1) when no map of ``days`` keeps a segment (one AND a row
+        shape, :meth:`~tocsearch._stacked_maps.StackedKept.any_in`), else O(d)."""
         read = self._stacked_whole(days, stack)
         if read is None:
             return None
-        stacked, (places, _, mask) = read
+        stacked, (places, _, spread) = read
         kept = self._kept_in(stacked, need)
-        if not kept.occupied & mask:
+        if not kept.any_in(spread):
             return []
         of = kept.of
         found: list[tuple[int, int]] = []
@@ -333,11 +335,14 @@ class Lens:
     def prune(self, nodes: Iterable[TocNode], need: int = 1) -> list[TocNode]:
         """``nodes`` without those whose digest rules out holding ``need`` of the terms."""
         kept: list[TocNode] = []
+        known = self._held
+        may_hold = self.may_hold
         for node in nodes:
             if not node.digest:
                 kept.append(node)
                 continue
-            held = self.may_hold(node)
+            key = node.node_id
+            held = known[key] if key in known else may_hold(node)
             if held is None or len(held) >= need:
                 kept.append(node)
         return kept

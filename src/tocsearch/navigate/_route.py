@@ -215,7 +215,12 @@ class DigestRoute:
                 # A year the ranges cut is read day by day: stacking all its days would
                 # cost more than reading the few the ranges keep.
                 stack = self._stack(node)
-            kept_days = None if self.ranges else self._stacked_days(children, need, stack)
+            # Only days are stacked: a list of months or weeks is never answered for.
+            kept_days = (
+                None
+                if self.ranges or (children and children[0].level is not TocLevel.DAY)
+                else self._stacked_days(children, need, stack)
+            )
             if kept_days is not None:
                 # A week of stacked days: what _kept and a deeper _descend would do, flat.
                 for day, mask in reversed(kept_days):
