@@ -1,12 +1,20 @@
-"""The navigator as a retriever: each evidence item becomes the events it cites."""
+"""The navigator as a retriever: each evidence item of its answer, as the caller receives it,
+becomes the events it cites."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from benchmarks._baselines import turn_of
 from benchmarks._retrieval import RankedItem, Turn
-from tocsearch.navigate import Navigator, SegmentSeeder
+from tocsearch.navigate import (
+    EvidenceKind,
+    NavigationResult,
+    Navigator,
+    SegmentSeeder,
+    cited_event_ids,
+)
 from tocsearch.storage.protocol import Storage
 
 __all__ = ["MAX_EVIDENCE", "NavigatorRetriever"]
@@ -23,9 +31,12 @@ class NavigatorRetriever:
     an event item, the events of its grips' ranges for a statement, read from its grips when
     the budget left them out) in event order.
 
-    After each question, :attr:`output_tokens` holds the size of what a caller of the navigator
-    receives: its result as Markdown (``to_markdown()``), counted by the navigator's estimator.
-    With a ``seeder`` (an index) the walk starts with a teleport to the segments it names.
+    The evidence is read from the answer as a caller receives it: the result's JSON
+    (``to_dict()`` as JSON text, read back by ``NavigationResult.from_dict``), whose events
+    must be those its Markdown cites (``cited_event_ids(to_markdown())``), or the question
+    fails. After each question, :attr:`output_tokens` holds the size of that answer: the larger
+    of its two renderings, counted by the navigator's estimator. With a ``seeder`` (an index)
+    the walk starts with a teleport to the segments it names.
     """
 
     name = "navigator"
@@ -64,8 +75,20 @@ class NavigatorRetriever:
 
     def retrieve(self, question: str) -> list[RankedItem]:
         """The navigator's evidence, best first, as runs of turns."""
-        result = self._navigator.navigate(question)
-        self.output_tokens = self._navigator.estimator(result.to_markdown())
+        answer = self._navigator.navigate(question)
+        text = json.dumps(answer.to_dict(), ensure_ascii=False)
+        markdown = answer.to_markdown()
+        estimator = self._navigator.estimator
+        self.output_tokens = max(estimator(text), estimator(markdown))
+        result = NavigationResult.from_dict(json.loads(text))
+        events = [
+            event_id
+            for item in result.evidence
+            if item.kind is EvidenceKind.EVENT
+            for event_id in item.event_ids
+        ]
+        if tuple(events) != cited_event_ids(markdown):
+            raise RuntimeError(f"the JSON and the Markdown cite other events for {question!r}")
         items: list[RankedItem] = []
         for evidence in result.evidence:
             cited = evidence.event_ids or self._grip_events(evidence.grip_ids)

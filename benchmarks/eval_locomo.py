@@ -23,11 +23,12 @@ of :mod:`benchmarks._methods` (``--list-methods``), all by default:
 Recall at budget B is the share of a question's gold turns among the returned turns that fit in
 B tokens (``tocsearch.text.estimate_tokens`` per turn text, in rank order, stopping at the first
 turn that does not fit), averaged over questions; "tokens" is the median count of those kept
-tokens, that is what the method returned within B. For the navigator the report also gives the
-size of its rendered answer (``to_markdown()``) and how many answers exceeded B. recall@k is
-the share of gold turns inside the first k returned items, whatever their size (a navigator item
-is an event or a grip range, a flat-scan item a whole segment, a BM25 item one turn), so only
-recall at a budget compares methods fairly.
+tokens, that is what the method returned within B. For the navigator the evidence scored is
+read back from its rendered answer (its JSON, checked against the events its Markdown cites),
+and the report also gives the size of that answer (the larger of the two renderings) and how
+many answers exceeded B. recall@k is the share of gold turns inside the first k returned
+items, whatever their size (a navigator item is an event or a grip range, a flat-scan item a
+whole segment, a BM25 item one turn), so only recall at a budget compares methods fairly.
 
 ``--json`` prints one object::
 

@@ -310,6 +310,45 @@ def evidence_items(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
     )
 
 
+@st.composite
+def nearby_events(draw: st.DrawFn, segments: tuple[str, ...] = ()) -> Any:
+    """An event item of one of a few conversations said within hours of 2023-05-08 13:56
+    UTC (on whole minutes, whole seconds or to the millisecond): events of one segment whose
+    ids share the parts an answer writes once as its pattern, or that miss them by a day, a
+    conversation or a clock."""
+    from tocsearch.navigate.result import Evidence, EvidenceKind
+
+    base = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    at = base + draw(
+        st.sampled_from(
+            [
+                timedelta(minutes=draw(st.integers(-30, 600))),
+                timedelta(seconds=draw(st.integers(0, 3600))),
+                timedelta(milliseconds=draw(st.integers(0, 10**7))),
+                timedelta(days=draw(st.integers(1, 3))),
+            ]
+        )
+    )
+    conversation = draw(st.sampled_from(["conv-26:D1:", "conv-26:D2:", "", "x.y:"]))
+    cited_id = ids.event_id(at, conversation + str(draw(st.integers(0, 40))))
+    at = ids.parse_event_id(cited_id)[0]
+    return Evidence(
+        segment_id=draw(st.sampled_from(segments or ("s1", "s2"))),
+        segment_title=draw(st.sampled_from(["", "Title"])),
+        kind=EvidenceKind.EVENT,
+        text=draw(sentences),
+        field=None,
+        grip_ids=tuple(draw(st.lists(_ids, max_size=1))),
+        event_ids=(cited_id,),
+        score=draw(st.sampled_from([1.0, 0.41, 0.0])),
+        matched_terms=(),
+        start_time=at,
+        end_time=at,
+        clipped=draw(st.booleans()),
+        session_id=draw(st.sampled_from(["", "conv-26:session_1"])),
+    )
+
+
 def planted_token(index: int) -> str:
     """A word no other text holds, planted in event ``index`` of :func:`planted_histories`."""
     return f"zqv{index}k"

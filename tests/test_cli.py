@@ -13,6 +13,7 @@ import pytest
 
 from tests._support.budget import evidence_items
 from tests._support.cli import Terminal, run
+from tocsearch import cited_event_ids
 from tocsearch.cli import main
 from tocsearch.examples import example_path
 
@@ -120,7 +121,14 @@ def test_demo_answers_the_readme_question() -> None:
     assert "refresh" in texts
     status, out, _ = run("demo")
     assert status == 0
-    assert "[evt:" in out
+    cited = [
+        event_id
+        for item in evidence_items(result)
+        if item["kind"] == "event"
+        for event_id in item["event_ids"]
+    ]
+    assert cited
+    assert cited_event_ids(out) == tuple(cited)
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ from tocsearch.navigate import (
     StepPhase,
     TimeHints,
     TimeRange,
+    cited_event_ids,
     parse_time_hints,
 )
 from tocsearch.privacy import (
@@ -205,6 +206,7 @@ __all__ = [
     "UnknownFormat",
     "check_store",
     "check_tree",
+    "cited_event_ids",
     "estimate_tokens",
     "forget_events",
     "from_dict",

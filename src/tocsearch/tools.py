@@ -81,7 +81,9 @@ _NAVIGATE = Tool(
     "Answer a question about the conversation history by walking its table of contents: "
     "reads time hints such as 'last week' or 'in January', drills into the best matching "
     "periods, and returns cited evidence (raw events and bullets with their ids) and the path "
-    "it took, all within token_budget.",
+    "it took, all within token_budget. In a segment with an 'ids' pattern such as "
+    "'evt:16835*000:conv-26:D1:*', an event cited as 'a:b' is that pattern with a and b for "
+    "its two '*' (evt:1683554220000:conv-26:D1:3 for '54220:3').",
     NavigateRequest,
     lambda service, request: service.navigate(request).to_dict(),
 )

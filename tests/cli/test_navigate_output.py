@@ -26,7 +26,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_segment_headings_show_local_start_project_and_session(store: Path) -> None:
     """With --tz, each segment heading shows its start on that clock (a date where its id
     names another day, the first event's line its time), its project and its session, as the
-    JSON names them once per segment."""
+    JSON names them once per segment (and the pattern of its event ids, where it has one)."""
     common = ("navigate", QUESTION, "--store", str(store), "--now", EXAMPLE_END.isoformat())
     status, out, err = run(*common, "--tz", "Asia/Kolkata", "--json")
     assert status == 0, err
@@ -52,6 +52,8 @@ def test_segment_headings_show_local_start_project_and_session(store: Path) -> N
         if "project" in group:
             assert group["project"] == "auth-service"
             where += ["project auth-service", f"session {group['session_id']}"]
+        if "ids" in group:
+            where.append(f"ids {group['ids']}")
         at = next(
             n for n, line in enumerate(lines) if line.startswith(f"**{group['segment_id']}**")
         )

@@ -170,4 +170,5 @@ def test_local_dates_and_conversations_stay_within_the_budget(
             assert {(event_project(event), event.session_id) for event in events} == {
                 (item.project, item.session_id)
             }
-            assert f"project {item.project}, session {item.session_id})" in markdown
+            named = f"project {item.project}, session {item.session_id}"
+            assert f"{named})" in markdown or f"{named}, ids evt:" in markdown

@@ -15,7 +15,7 @@ from tocsearch import ids
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, EventRole, EventType, TocNode
-from tocsearch.navigate import EvidenceKind, Navigator
+from tocsearch.navigate import EvidenceKind, Navigator, cited_event_ids
 from tocsearch.navigate._events import SPEAKER_KEY, PooledEvent, rank_events
 from tocsearch.navigate._weights import TermMatcher, TermWeights
 from tocsearch.storage import InMemoryStorage
@@ -83,7 +83,8 @@ def test_grep_returns_the_matching_events_with_their_ids() -> None:
             grip = storage.get_grip(grip_id)
             if item.kind is EvidenceKind.EVENT:
                 assert grip.event_id_start <= item.event_ids[0] <= grip.event_id_end
-    assert "[evt:" in result.to_markdown()
+    cited = [item.event_ids[0] for item in result.evidence if item.kind is EvidenceKind.EVENT]
+    assert cited_event_ids(result.to_markdown()) == tuple(cited)
 
 
 @given(budget=st.integers(200, 1500), iterations=st.integers(1, 8))

@@ -8,7 +8,14 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.budget import rendered_tokens
-from tests.strategies import evidence_items, navigation_steps, sentences, tricky_texts, words
+from tests.strategies import (
+    evidence_items,
+    navigation_steps,
+    nearby_events,
+    sentences,
+    tricky_texts,
+    words,
+)
 
 from tocsearch.navigate import (
     Evidence,
@@ -17,7 +24,7 @@ from tocsearch.navigate import (
     parse_time_hints,
 )
 from tocsearch.navigate._fit import _Cost, _costs, _Meter, fit, grouped
-from tocsearch.navigate.result import EXPAND_EVENT
+from tocsearch.navigate.result import EVENT_REFS_NOTE, EXPAND_EVENT
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
@@ -122,11 +129,11 @@ def test_the_count_of_fitting_items_follows_the_trim() -> None:
     """When the final measure trims items that the estimates let in, the reason's count of
     the items that fit is the count returned, and ``partial`` says that not all did."""
     offered = _offered(12)
-    fitted = _fitted("", 800, offered, _surcharged)
+    fitted = _fitted("", 700, offered, _surcharged)
     assert 0 < len(fitted.evidence) < len(offered)
     assert fitted.partial
     assert fitted.reason.endswith(f"{len(fitted.evidence)} of 12 items fit the budget")
-    assert rendered_tokens(fitted, _surcharged) <= fitted.tokens_used <= 800
+    assert rendered_tokens(fitted, _surcharged) <= fitted.tokens_used <= 700
 
 
 def test_the_reason_gives_way_for_more_of_the_same_items_too() -> None:
@@ -154,9 +161,15 @@ def _pieces(result: NavigationResult, estimator: TokenEstimator) -> _Cost:
     total = meter.frame(result, result.tokens_used, reason=result.reason, partial=result.partial)
     total += meter.path(result.steps)
     openers: dict[str, Evidence] = {}
+    shortened: set[str] = set()
     for number, item in enumerate(result.evidence):
-        total += meter.item(item, opener=openers.get(item.segment_id), first=number == 0)
-        openers.setdefault(item.segment_id, item)
+        segment = item.segment_id
+        opener = openers.get(segment)
+        total += meter.item(item, opener=opener, first=number == 0, shortened=segment in shortened)
+        if opener is None:
+            openers[segment] = item
+        elif meter.fits(item, opener):
+            shortened.add(segment)
     if not result.evidence:
         total += meter.nothing_found
     return total
@@ -167,6 +180,8 @@ def _characters(text: str) -> int:
 
 
 _SEGMENTS = ("toc:segment:2026-01-05:s1", "toc:segment:2026-01-06:s2", "s3")
+# Any items, and events of one conversation whose ids an answer writes by references.
+_items = evidence_items(_SEGMENTS) | nearby_events(_SEGMENTS)
 
 
 @st.composite
@@ -180,7 +195,7 @@ def _results(draw: st.DrawFn) -> NavigationResult:
         terms=tuple(draw(st.lists(words, max_size=3))),
         time_hints=parse_time_hints(draw(st.sampled_from(["deploy", "deploy last week"])), NOW),
         steps=draw(st.just(()) | navigation_steps()),
-        evidence=grouped(draw(st.lists(evidence_items(_SEGMENTS), max_size=8))),
+        evidence=grouped(draw(st.lists(_items, max_size=8))),
         partial=draw(st.booleans()),
         reason=draw(st.just("") | sentences | tricky_texts),
         tokens_used=budget,
@@ -208,7 +223,7 @@ def test_the_pieces_are_the_rendering_in_characters(result: NavigationResult) ->
     pieces = _pieces(result, _characters)
     assert pieces.json - rendered.json == (2 if result.evidence else 0)
     path_note = len(", path left out") if result.steps and result.iterations else 0
-    closing = len(f", times {result.zone}\n{EXPAND_EVENT}\n")
+    closing = len(f", times {result.zone}\n{EXPAND_EVENT}{EVENT_REFS_NOTE}\n")
     assert path_note <= pieces.markdown - rendered.markdown <= path_note + closing
 
 
@@ -224,7 +239,7 @@ def _offers(
     result = attrs.evolve(_fitted(reason, budget, []), steps=steps)
     return (
         result,
-        draw(st.lists(evidence_items(_SEGMENTS), max_size=12)),
+        draw(st.lists(_items, max_size=12)),
         budget,
         draw(st.booleans()),
     )

@@ -11,7 +11,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.strategies import evidence_items, navigation_steps, sentences, words
+from tests.strategies import evidence_items, navigation_steps, nearby_events, sentences, words
 
 from tocsearch import ids
 from tocsearch.converter import to_dict
@@ -21,10 +21,12 @@ from tocsearch.navigate import (
     EvidenceKind,
     NavigationResult,
     NavigationStep,
+    cited_event_ids,
     parse_time_hints,
 )
+from tocsearch.navigate._event_refs import resolve_ref
 from tocsearch.navigate._terms import searched_terms
-from tocsearch.navigate.result import evidence_dict, step_dicts
+from tocsearch.navigate.result import EVENT_REFS_NOTE, evidence_dict, step_dicts
 from tocsearch.navigate.timehints import topic_without
 
 _GROUP_KEYS = ("segment_title", "project", "session_id")
@@ -70,7 +72,9 @@ def _queries(draw: st.DrawFn) -> str:
 
 
 @given(
-    evidence=st.lists(evidence_items(("s1", "s2", "s3")), max_size=8),
+    evidence=st.lists(
+        evidence_items(("s1", "s2", "s3")) | nearby_events(("s1", "s2", "s3")), max_size=8
+    ),
     query=_queries(),
     terms=st.none() | st.just(("other", "terms")) | st.just(()),
     topic=st.none() | sentences,
@@ -257,17 +261,37 @@ def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
         start_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
         end_time=datetime.fromtimestamp(1770127514, tz=timezone.utc),
     )
-    data = _result("JWT", [item, attrs.evolve(item, clipped=True)], None).to_dict()
+    data = _result("JWT", [item], None).to_dict()
     assert data["segments"] == [
         {
             "segment_id": "toc:segment:2026-02-03:140000-a8",
             "segment_title": "Backfill",
+            # Nothing but its id, score and text: a row.
+            "evidence": [[event_id, 1.0, "How long will it take?"]],
+        }
+    ]
+    # A second event of the segment whose id fits the first's pattern: the group says the
+    # pattern once, and each item its reference.
+    minute_on = datetime.fromtimestamp(1770127574, tz=timezone.utc)
+    later = attrs.evolve(
+        item,
+        event_ids=("evt:1770127574000:backfill.03",),
+        clipped=True,
+        text="An hour.",
+        start_time=minute_on,
+        end_time=minute_on,
+    )
+    data = _result("JWT", [item, later], None).to_dict()
+    assert data["segments"] == [
+        {
+            "segment_id": "toc:segment:2026-02-03:140000-a8",
+            "segment_title": "Backfill",
+            "ids": "evt:17701*000:*",
             "evidence": [
-                # Nothing but its id, score and text: a row.
-                [event_id, 1.0, "How long will it take?"],
+                ["27514:backfill.02", 1.0, "How long will it take?"],
                 {
-                    "text": "How long will it take?",
-                    "event_ids": [event_id],
+                    "text": "An hour.",
+                    "event_ids": ["27574:backfill.03"],
                     "score": 1.0,
                     "clipped": True,
                 },
@@ -275,6 +299,7 @@ def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
         }
     ]
     assert "terms" not in data  # the terms of "JWT" are worked out again from the topic
+    assert NavigationResult.from_dict(data).evidence == (item, later)
 
 
 def _said_in(project: str, session_id: str, text: str, minute: int) -> Evidence:
@@ -339,9 +364,10 @@ def test_markdown_heads_each_segment_with_its_local_start_and_conversation() -> 
     result = attrs.evolve(_result("jwt", items, None), zone="America/Los_Angeles")
     text = result.to_markdown()
     assert (
-        "**toc:segment:2026-01-30:090000-abc** JWT expiry (project /home/dev/shop, session 5b1c)"
+        "**toc:segment:2026-01-30:090000-abc** JWT expiry "
+        "(project /home/dev/shop, session 5b1c, ids evt:17697*000:*)"
     ) in text.splitlines()
-    assert '- 01:00 "jwt early"' in text
+    assert '- 01:00 "jwt early" [63600:0]' in text
     assert '- 15:01 "jwt late"' in text
     assert "times America/Los_Angeles)_" in text
     # 05:00 UTC on the id's day is the evening before in Los Angeles: the heading says so.
@@ -378,7 +404,8 @@ def test_a_row_is_exactly_a_whole_event_with_nothing_else_to_say(
 ) -> None:
     """An item is written as the row [event_id, score, text] exactly when it is an event that
     cites one event at the time of its id, with no grips, terms or clip and its group's title
-    and conversation; the row holds that id, score and text."""
+    and conversation; the row holds that id (or its reference under its group's pattern),
+    score and text."""
     data = _result("JWT", evidence, None).to_dict()
     written = [item for group in data["segments"] for item in group["evidence"]]
     group_of = {id(item): group for group in data["segments"] for item in group["evidence"]}
@@ -395,7 +422,9 @@ def test_a_row_is_exactly_a_whole_event_with_nothing_else_to_say(
         )
         assert isinstance(shown, list) == plain
         if plain:
-            assert shown == [item.event_ids[0], item.score, item.text]
+            pattern = group.get("ids")
+            cited = item.event_ids[0] if pattern is None else resolve_ref(pattern, shown[0])
+            assert [cited, *shown[1:]] == [item.event_ids[0], item.score, item.text]
 
 
 @given(item=evidence_items(("s1", "s2")))
@@ -420,3 +449,34 @@ def test_the_steps_unstructure_as_the_converter_does(steps: tuple[NavigationStep
         assert list(step.items()) == kept
     data = NavigationResult.from_dict({**_FRAME, "steps": shown, "segments": []})
     assert data.steps == steps
+
+
+# Segments of the day of nearby_events (whose headings need not say the date) and others.
+_NEARBY = ("toc:segment:2023-05-08:s1", "toc:segment:2023-05-09:s2", "s3")
+
+
+@given(
+    evidence=st.lists(evidence_items(_NEARBY) | nearby_events(_NEARBY), max_size=8),
+    zone=st.sampled_from(["UTC", "America/Los_Angeles", "+05:30"]),
+)
+def test_the_markdown_cites_every_event_in_full_or_by_reference(
+    evidence: list[Evidence], zone: str
+) -> None:
+    """Every event item's event is read back from the Markdown, in order, whether its id is
+    written in full or as a reference under its segment's pattern; a reference is written
+    only where a pattern stands above it, and the JSON cites the same events."""
+    # Grips as a store names them (the strategy's grip ids are any text).
+    evidence = [
+        attrs.evolve(item, grip_ids=tuple(f"grip:1:g{n}" for n in range(len(item.grip_ids))))
+        for item in evidence
+    ]
+    result = attrs.evolve(_result("jwt", evidence, None), zone=zone)
+    markdown = result.to_markdown()
+    events = [
+        cited for item in evidence if item.kind is EvidenceKind.EVENT for cited in item.event_ids
+    ]
+    assert cited_event_ids(markdown) == tuple(events)
+    shortened = any(", ids evt:" in line or "(ids evt:" in line for line in markdown.splitlines())
+    assert shortened == any("ids" in group for group in result.to_dict()["segments"])
+    if shortened:
+        assert EVENT_REFS_NOTE in markdown

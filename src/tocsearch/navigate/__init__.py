@@ -1,5 +1,6 @@
 """Navigation: time hints, the Navigator walk, and the explainable result it returns."""
 
+from tocsearch.navigate._event_refs import cited_event_ids
 from tocsearch.navigate.navigator import Navigator
 from tocsearch.navigate.result import (
     Evidence,
@@ -24,5 +25,6 @@ __all__ = [
     "StepPhase",
     "TimeHints",
     "TimeRange",
+    "cited_event_ids",
     "parse_time_hints",
 ]

@@ -9,8 +9,10 @@ is an event, its ``start_time`` when the one event it cites carries that time in
 ids hold their timestamp, see :mod:`tocsearch.ids`), its ``end_time`` when it equals the start,
 a statement its ``field`` when it is ``bullets``, and every key that holds its default; an
 item left with nothing but its one event id, score and text is the row ``[event_id, score,
-text]``. :func:`flat_items` puts everything back, so a result read from its JSON equals the
-one written, and refuses groups that are not groups.
+text]``. A run whose second or later event fits the pattern of its first event's id says the
+pattern once under ``ids``, and each event item whose id fits it cites its reference instead
+(:mod:`tocsearch.navigate._event_refs`). :func:`flat_items` puts everything back, so a result
+read from its JSON equals the one written, and refuses groups that are not groups.
 
 >>> items = [
 ...     {"segment_id": "s", "segment_title": "T", "kind": "event", "text": "a",
@@ -34,9 +36,10 @@ import functools
 from typing import Any
 
 from tocsearch.errors import InvalidArgument
-from tocsearch.ids import parse_event_id
+from tocsearch.ids import EVENT_PREFIX, parse_event_id
+from tocsearch.navigate._event_refs import resolve_ref, run_pattern, short_ref, sole_event
 
-__all__ = ["compact_item", "flat_items", "segment_group", "segment_groups"]
+__all__ = ["IDS", "compact_item", "flat_items", "segment_group", "segment_groups"]
 
 # The keys an item leaves out when they hold these values, and flat_items puts back.
 _DEFAULTS: dict[str, Any] = {
@@ -54,6 +57,9 @@ _BULLETS = "bullets"
 # What a group says once for its items (an item says it again only where it differs), and what
 # it is when the group leaves it out.
 _GROUP_KEYS = ("segment_title", "project", "session_id")
+
+# The key of a group's event id pattern.
+IDS = "ids"
 
 # An item that says nothing but these is written as a row, ``[event_id, score, text]``.
 _ROW_KEYS = frozenset({"event_ids", "score", "text"})
@@ -88,6 +94,12 @@ def _compact(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     for key, default in _DEFAULTS.items():
         if key in data and data[key] == default:
             del data[key]
+    pattern = group.get(IDS)
+    if pattern is not None and "kind" not in data:
+        cited = sole_event("event", data.get("event_ids", ()))
+        ref = None if cited is None else short_ref(pattern, cited)
+        if ref is not None:
+            data["event_ids"] = [ref]
     # A statement's field is "bullets" unless it says otherwise; an event has none.
     if data.get("kind") == "bullet" and data.get("field") == _BULLETS:
         del data["field"]
@@ -115,26 +127,33 @@ def _unrow(item: list[Any], where: str) -> dict[str, Any]:
 
 def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``, the
-    first item's ``segment_title``, ``project`` and ``session_id`` (each left out when empty)
-    and the run's compact items under ``evidence``."""
-    groups: list[dict[str, Any]] = []
+    first item's ``segment_title``, ``project`` and ``session_id`` (each left out when empty),
+    the pattern of its event ids under ``ids`` (when a later item's id fits the first's, see
+    :mod:`tocsearch.navigate._event_refs`) and the run's compact items under ``evidence``."""
+    runs: list[list[dict[str, Any]]] = []
     for item in items:
-        if not groups or groups[-1]["segment_id"] != item["segment_id"]:
-            group = segment_group(item)
-            group["evidence"] = []
-            groups.append(group)
-        current = groups[-1]
-        current["evidence"].append(compact_item(item, current))
+        if not runs or runs[-1][0]["segment_id"] != item["segment_id"]:
+            runs.append([])
+        runs[-1].append(item)
+    groups: list[dict[str, Any]] = []
+    for run in runs:
+        pattern = run_pattern([sole_event(item["kind"], item["event_ids"]) for item in run])
+        group = segment_group(run[0], pattern)
+        group["evidence"] = [compact_item(item, group) for item in run]
+        groups.append(group)
     return groups
 
 
-def segment_group(item: dict[str, Any]) -> dict[str, Any]:
+def segment_group(item: dict[str, Any], pattern: str | None = None) -> dict[str, Any]:
     """What the group of a run that ``item`` (a full evidence dict) begins says once:
-    ``segment_id``, and ``segment_title``, ``project`` and ``session_id`` when not empty."""
+    ``segment_id``; ``segment_title``, ``project`` and ``session_id`` when not empty; and the
+    run's event id ``pattern``, under ``ids``, when it has one."""
     group: dict[str, Any] = {"segment_id": item["segment_id"]}
     for key in _GROUP_KEYS:
         if item.get(key):
             group[key] = item[key]
+    if pattern is not None:
+        group[IDS] = pattern
     return group
 
 
@@ -142,6 +161,23 @@ def compact_item(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any] 
     """``item`` (a full evidence dict) as it is written in ``group``: without what the group or
     its own ids say, a row when nothing but its id, score and text is left."""
     return _row(_compact(item, group))
+
+
+def _resolved(pattern: str, event_ids: Any, where: str) -> Any:
+    """An event item's ``event_ids`` with its one reference (an id without the ``evt:``
+    prefix) filled into ``pattern``; what is not a list of one string is left as it is (for
+    the converter to refuse what is not a list of strings)."""
+    if not isinstance(event_ids, list) or len(event_ids) != 1:
+        return event_ids
+    resolved: list[Any] = []
+    for event_id in event_ids:
+        if isinstance(event_id, str) and not event_id.startswith(EVENT_PREFIX):
+            try:
+                event_id = resolve_ref(pattern, event_id)
+            except InvalidArgument as error:
+                raise InvalidArgument(f"{where}: {error}") from None
+        resolved.append(event_id)
+    return resolved
 
 
 def flat_items(groups: Any) -> list[dict[str, Any]]:
@@ -162,6 +198,9 @@ def flat_items(groups: Any) -> list[dict[str, Any]]:
             raise InvalidArgument(f"{where} must have a string 'segment_id'")
         if not isinstance(group.get("evidence"), list):
             raise InvalidArgument(f"{where} must have a list 'evidence'")
+        pattern = group.get(IDS)
+        if pattern is not None and not isinstance(pattern, str):
+            raise InvalidArgument(f"{where}.{IDS} must be a string, got {type(pattern).__name__}")
         shared = {"segment_id": group["segment_id"]}
         for key in _GROUP_KEYS:
             value = group.get(key, "")
@@ -184,6 +223,10 @@ def flat_items(groups: Any) -> list[dict[str, Any]]:
                 }
             )
             full.update(item)
+            if pattern is not None and full.get("kind") == "event":
+                full["event_ids"] = _resolved(
+                    pattern, full["event_ids"], f"{where}.evidence[{index}]"
+                )
             if full.get("kind") == "bullet" and "field" not in item:
                 full["field"] = _BULLETS
             if "start_time" not in full:

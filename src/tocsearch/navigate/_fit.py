@@ -41,10 +41,12 @@ import attrs
 
 from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
+from tocsearch.navigate._event_refs import id_pattern, short_ref, sole_event
 from tocsearch.navigate._evidence_json import compact_item, segment_group
 from tocsearch.navigate.result import (
     ELIDED_PATH_NOTE,
     EMPTY_EVIDENCE,
+    EVENT_REFS_NOTE,
     EXPAND_EVENT,
     EXPAND_GRIP,
     Evidence,
@@ -56,7 +58,7 @@ from tocsearch.navigate.result import (
     evidence_line,
     frame_markdown,
     path_markdown,
-    segment_markdown,
+    run_markdown,
     step_dicts,
 )
 from tocsearch.text import (
@@ -209,19 +211,23 @@ class _Meter:
         self.estimator = estimator
         # The clock the Markdown shows times on: a local date can be longer to write.
         self.zone = parse_zone(zone)
-        self._known: dict[tuple[Evidence, Evidence | None, bool], _Cost] = {}
+        self._known: dict[tuple[Evidence, Evidence | None, bool, bool], _Cost] = {}
         self._paths: dict[int, tuple[tuple[NavigationStep, ...], _Cost]] = {}
         self._frame: tuple[NavigationResult, NavigationResult, dict[str, Any]] | None = None
         self._budget = 0
         self._frames: dict[tuple[str, bool], _Cost] = {}
         self._lean: dict[Evidence, Evidence] = {}
         self._dicts: dict[Evidence, dict[str, Any]] = {}
-        self._least: dict[tuple[Evidence, Evidence | None, bool], tuple[_Cost, ...]] = {}
+        self._least: dict[tuple[Evidence, Evidence | None, bool, bool], tuple[_Cost, ...]] = {}
+        self._patterns: dict[Evidence, str | None] = {}
+        self._switches: dict[Evidence, tuple[_Cost, _Cost]] = {}
         self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
         self.nothing_found = _Cost(0, estimator(EMPTY_EVIDENCE))
         # The status line names the events' clock, and a last line says how to expand.
         self._events_closing = f", times {zone}\n{EXPAND_EVENT}\n"
-        self._closing = max(estimator(self._events_closing), estimator(_GRIPS_CLOSING))
+        # ... with a note on references when a segment's events are cited by them.
+        self._refs_closing = f", times {zone}\n{EXPAND_EVENT}{EVENT_REFS_NOTE}\n"
+        self._closing = max(estimator(self._refs_closing), estimator(_GRIPS_CLOSING))
         # For the default estimator, which counts characters, the characters of each piece
         # (the frame by reason and status, a path, an item in its place without the closing
         # lines): they add up to the renderings exactly (see :meth:`rendered`).
@@ -269,8 +275,19 @@ class _Meter:
         self._paths[id(steps)] = (steps, cost)
         return cost
 
-    def item(self, item: Evidence, *, opener: Evidence | None, first: bool) -> _Cost:
-        key = (item, opener, first)
+    def item(
+        self,
+        item: Evidence,
+        *,
+        opener: Evidence | None,
+        first: bool,
+        shortened: bool = False,
+    ) -> _Cost:
+        """What ``item`` adds in its place: as its segment's first item (``opener`` None), or
+        after ``opener``, its event cited by its reference when it fits the opener's pattern.
+        ``shortened`` says whether the run already writes the pattern: when not, an item that
+        fits it also pays for writing it (see :meth:`switch`)."""
+        key = (item, opener, first, shortened)
         known = self._known.get(key)
         if known is not None:
             return known
@@ -278,18 +295,66 @@ class _Meter:
         if opener is None:
             group = segment_group(data)
             group["evidence"] = [compact_item(data, group)]
-            lines = segment_markdown([item], self.zone)
+            lines = run_markdown([item], self.zone, None)
             cost = self._measured(key, _json(group) + ", ", "\n".join(lines) + "\n\n")
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
-            shown = compact_item(data, segment_group(self._dict(opener)))
-            line = evidence_line(item, opener, self.zone)
+            pattern = self.pattern(opener) if self.fits(item, opener) else None
+            shown = compact_item(data, segment_group(self._dict(opener), pattern))
+            line = evidence_line(item, opener, self.zone, pattern)
             cost = self._measured(key, _json(shown) + ", ", line + "\n")
+            if pattern is not None and not shortened:
+                characters, switch = self.switch(opener)
+                if self._counts_characters:
+                    total = self._characters[key] = self._characters[key] + characters
+                    cost = _tokens_of(total)
+                else:
+                    cost += switch
         if first:
             cost += _Cost(0, self._closing)
         self._known[key] = cost
         return cost
+
+    def pattern(self, opener: Evidence) -> str | None:
+        """The event id pattern a run that ``opener`` begins may write, made once."""
+        if opener not in self._patterns:
+            sole = sole_event(opener.kind.value, opener.event_ids)
+            self._patterns[opener] = None if sole is None else id_pattern(sole)
+        return self._patterns[opener]
+
+    def fits(self, item: Evidence, opener: Evidence) -> bool:
+        """Whether ``item``, after ``opener`` in its run, is cited by a reference: its one
+        event fits the pattern of the opener's."""
+        pattern = self.pattern(opener)
+        sole = sole_event(item.kind.value, item.event_ids)
+        return pattern is not None and sole is not None and short_ref(pattern, sole) is not None
+
+    def switch(self, opener: Evidence) -> tuple[_Cost, _Cost]:
+        """What writing its pattern adds to a run that ``opener`` begins (the pattern in the
+        group and the heading, the opener's reference for its id), in characters and in
+        tokens: paid once, by the first later item that fits it."""
+        known = self._switches.get(opener)
+        if known is not None:
+            return known
+        pattern = self.pattern(opener)
+        data = self._dict(opener)
+        texts = []
+        for written in (None, pattern):
+            group = segment_group(data, written)
+            group["evidence"] = [compact_item(data, group)]
+            texts.append((_json(group), "\n".join(run_markdown([opener], self.zone, written))))
+        (plain_json, plain_markdown), (short_json, short_markdown) = texts
+        characters = _Cost(
+            len(short_json) - len(plain_json), len(short_markdown) - len(plain_markdown)
+        )
+        estimator = self.estimator
+        tokens = _Cost(
+            estimator(short_json) - estimator(plain_json),
+            estimator(short_markdown) - estimator(plain_markdown),
+        )
+        known = self._switches[opener] = (characters, tokens)
+        return known
 
     def rendered(self, result: NavigationResult) -> _Cost:
         """What ``result`` costs in each rendering: this meter's frame (the result last given
@@ -327,13 +392,18 @@ class _Meter:
             return total + _Cost(0, len(EMPTY_EVIDENCE))
         # Each run of one segment's items is one group, under its first item's heading.
         run = evidence[0]
+        shortened = any_shortened = False
         for index, item in enumerate(evidence):
             opener = run if index and run.segment_id == item.segment_id else None
-            self.item(item, opener=opener, first=index == 0)
-            total += characters[item, opener, index == 0]
             if opener is None:
-                run = item
-        if any(item.kind is EvidenceKind.EVENT for item in evidence):
+                run, shortened = item, False
+            self.item(item, opener=opener, first=index == 0, shortened=shortened)
+            total += characters[item, opener, index == 0, shortened]
+            if opener is not None and not shortened and self.fits(item, opener):
+                shortened = any_shortened = True
+        if any_shortened:
+            closing = len(self._refs_closing)
+        elif any(item.kind is EvidenceKind.EVENT for item in evidence):
             closing = len(self._events_closing)
         elif any(item.grip_ids for item in evidence):
             closing = len(_GRIPS_CLOSING)
@@ -355,18 +425,21 @@ class _Meter:
             lean = self._lean[item] = _lean(item)
         return lean
 
-    def least(self, item: Evidence, *, opener: Evidence | None, first: bool) -> tuple[_Cost, ...]:
+    def least(
+        self, item: Evidence, *, opener: Evidence | None, first: bool, shortened: bool
+    ) -> tuple[_Cost, ...]:
         """What the smallest forms :func:`_taken` may return of ``item`` cost: whole and lean
         (a lean item may say more than a whole one after its segment's first item: that its
         title is empty), each clipped to the shortest clip when it is an event. No form fits
         where none of these does (for an estimator that does not shrink as text grows; the
         final measure checks)."""
-        key = (item, opener, first)
+        key = (item, opener, first, shortened)
         least = self._least.get(key)
         if least is None:
             forms = dict.fromkeys([item, self.lean(item)])
             least = self._least[key] = tuple(
-                self.item(_shortest(form), opener=opener, first=first) for form in forms
+                self.item(_shortest(form), opener=opener, first=first, shortened=shortened)
+                for form in forms
             )
         return least
 
@@ -384,43 +457,58 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
     segment's heading."""
     chosen: list[Evidence] = []
     openers: dict[str, Evidence] = {}
+    # The segments whose runs write their event id pattern already.
+    shortened: set[str] = set()
     used = _NOTHING
     for item in offered:
         left = room - used
         if min(left.json, left.markdown) < _SMALLEST_ITEM:
             break
-        opener = openers.get(item.segment_id)
+        segment = item.segment_id
+        opener = openers.get(segment)
         first = not chosen
-        taken = _taken(item, left, meter, opener=opener, first=first)
+        taken = _taken(
+            item, left, meter, opener=opener, first=first, shortened=segment in shortened
+        )
         if taken is None:
             continue
         chosen.append(taken[0])
-        openers.setdefault(item.segment_id, taken[0])
+        if opener is None:
+            openers[segment] = taken[0]
+        elif meter.fits(taken[0], opener):
+            shortened.add(segment)
         used += taken[1]
     return chosen, used
 
 
 def _taken(
-    item: Evidence, left: _Cost, meter: _Meter, *, opener: Evidence | None, first: bool
+    item: Evidence,
+    left: _Cost,
+    meter: _Meter,
+    *,
+    opener: Evidence | None,
+    first: bool,
+    shortened: bool,
 ) -> tuple[Evidence, _Cost] | None:
     """The form of ``item`` that fits ``left`` and what it costs, None when none does: whole,
     then lean, then clipped whole, then clipped lean."""
-    cost = meter.item(item, opener=opener, first=first)
+    place: dict[str, Any] = {"opener": opener, "first": first, "shortened": shortened}
+    cost = meter.item(item, **place)
     if cost.within(left):
         return item, cost
-    if not any(least.within(left) for least in meter.least(item, opener=opener, first=first)):
+    if not any(least.within(left) for least in meter.least(item, **place)):
         return None
     lean = meter.lean(item)
     forms = [item]
     if lean != item:
         forms.append(lean)
-        cost = meter.item(lean, opener=opener, first=first)
+        cost = meter.item(lean, **place)
         if cost.within(left):
             return lean, cost
     for form in forms:
-        clipped = _clipped(form, left, meter, opener=opener, first=first)
+        clipped = _clipped(form, left, meter, **place)
         if clipped is not None:
-            return clipped, meter.item(clipped, opener=opener, first=first)
+            return clipped, meter.item(clipped, **place)
     return None
 
 
@@ -479,6 +567,7 @@ def _clipped(
     *,
     opener: Evidence | None = None,
     first: bool = True,
+    shortened: bool = False,
 ) -> Evidence | None:
     """``item`` with its text clipped so that it costs at most ``room``, or None when fewer
     than ``shortest`` characters of it would be left (or it is a statement: those are not
@@ -488,7 +577,7 @@ def _clipped(
 
     def fits(length: int) -> bool:
         trial = attrs.evolve(item, text=_prefix(item.text, length), clipped=True)
-        return meter.item(trial, opener=opener, first=first).within(room)
+        return meter.item(trial, opener=opener, first=first, shortened=shortened).within(room)
 
     shortest = min(shortest, len(item.text))
     if not fits(shortest):

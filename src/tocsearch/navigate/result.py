@@ -20,6 +20,7 @@ from tocsearch._clock import local_time, parse_zone
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
+from tocsearch.navigate._event_refs import run_pattern, short_ref, sole_event
 from tocsearch.navigate._evidence_json import flat_items, segment_groups
 from tocsearch.navigate._terms import searched_terms
 from tocsearch.navigate.timehints import TimeHints, topic_without
@@ -29,6 +30,7 @@ from tocsearch.text import clip
 __all__ = [
     "ELIDED_PATH_NOTE",
     "EMPTY_EVIDENCE",
+    "EVENT_REFS_NOTE",
     "EXPAND_EVENT",
     "EXPAND_GRIP",
     "Evidence",
@@ -40,8 +42,10 @@ __all__ = [
     "evidence_dict",
     "evidence_line",
     "frame_markdown",
+    "items_pattern",
     "node_label",
     "path_markdown",
+    "run_markdown",
     "segment_dicts",
     "segment_markdown",
     "step_dicts",
@@ -288,14 +292,16 @@ class NavigationResult:
         times are shown on the :attr:`zone` clock, named once in the status line.
         """
         zone = parse_zone(self.zone)
-        blocks = [
-            "\n".join(segment_markdown(items, zone)) + "\n\n"
-            for _, items in _by_segment(self.evidence)
-        ]
+        blocks: list[str] = []
+        shortened = False
+        for _, items in _by_segment(self.evidence):
+            pattern = items_pattern(items)
+            shortened = shortened or pattern is not None
+            blocks.append("\n".join(run_markdown(items, zone, pattern)) + "\n\n")
         events = any(item.kind is EvidenceKind.EVENT for item in self.evidence)
         closing = ""
         if events:
-            closing = f"\n{EXPAND_EVENT}\n"
+            closing = f"\n{EXPAND_EVENT}{EVENT_REFS_NOTE if shortened else ''}\n"
         elif any(item.grip_ids for item in self.evidence):
             closing = f"\n{EXPAND_GRIP}\n"
         # Sections only when there is a path to set the evidence apart from: a result whose
@@ -442,14 +448,31 @@ EMPTY_EVIDENCE = "No evidence found.\n\n"
 """The Markdown's evidence section when it has no item."""
 EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
 """The Markdown's last line when it cites an event."""
+EVENT_REFS_NOTE = " An event [a:b] is its segment's ids with a and b for the two *."
+"""What the Markdown's last line adds when a segment's events are cited by references (see
+:mod:`tocsearch.navigate._event_refs`)."""
 EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
 """The Markdown's last line when it cites statements with grips and no event."""
 
 
 def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> list[str]:
+    """The Markdown lines of a run of items from one segment, as
+    :meth:`NavigationResult.to_markdown` writes them (see :func:`run_markdown`), with the
+    event id pattern of :func:`items_pattern`."""
+    return run_markdown(items, zone, items_pattern(items))
+
+
+def items_pattern(items: Sequence[Evidence]) -> str | None:
+    """The event id pattern a run of one segment's items writes, if any (see
+    :func:`~tocsearch.navigate._event_refs.run_pattern`)."""
+    return run_pattern([sole_event(item.kind.value, item.event_ids) for item in items])
+
+
+def run_markdown(items: Sequence[Evidence], zone: tzinfo, pattern: str | None) -> list[str]:
     """The Markdown lines of a run of items from one segment: a heading with the segment's id,
-    the first item's title, its start on the ``zone`` clock and its conversation (project and
-    session), then one line per item.
+    the first item's title, its start on the ``zone`` clock, its conversation (project and
+    session) and the run's event id ``pattern``, then one line per item, its event cited by
+    its reference under ``pattern`` where it fits.
 
     The start of a run that opens with an event is its date alone, and only when the
     segment's id does not already say it: the event's line shows its time, and the status
@@ -466,16 +489,21 @@ def segment_markdown(items: Sequence[Evidence], zone: tzinfo = timezone.utc) -> 
         where.append(f"project {first.project}")
     if first.session_id:
         where.append(f"session {first.session_id}")
+    if pattern is not None:
+        where.append(f"ids {pattern}")
     heading = f"**{first.segment_id}**{title}"
     if where:
         heading += f" ({', '.join(where)})"
-    return [heading, *(_evidence_line(item, day, zone) for item in items)]
+    return [heading, *(_evidence_line(item, day, zone, pattern) for item in items)]
 
 
-def evidence_line(item: Evidence, opener: Evidence, zone: tzinfo = timezone.utc) -> str:
+def evidence_line(
+    item: Evidence, opener: Evidence, zone: tzinfo = timezone.utc, pattern: str | None = None
+) -> str:
     """The Markdown line of ``item`` in a run of its segment that ``opener`` begins, as
-    :func:`segment_markdown` writes it (its date said only when it is not the opener's)."""
-    return _evidence_line(item, opener.start_time.astimezone(zone).date(), zone)
+    :func:`run_markdown` writes it with ``pattern`` (its date said only when it is not the
+    opener's)."""
+    return _evidence_line(item, opener.start_time.astimezone(zone).date(), zone, pattern)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -489,13 +517,16 @@ def _segment_day(segment_id: str) -> date | None:
     return key.first_day if key.level is TocLevel.SEGMENT else None
 
 
-def _evidence_line(item: Evidence, day: date, zone: tzinfo) -> str:
+def _evidence_line(item: Evidence, day: date, zone: tzinfo, pattern: str | None) -> str:
     """One Markdown line: a quoted event with its time on the ``zone`` clock (the date only
-    when it is not ``day``, the date of its segment's heading) and id, or a statement with its
-    grips."""
+    when it is not ``day``, the date of its segment's heading) and id (its reference where it
+    fits ``pattern``), or a statement with its grips."""
     grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
     if item.kind is EvidenceKind.EVENT:
-        cited = " ".join(f"[{event_id}]" for event_id in item.event_ids)
+        sole = sole_event(item.kind.value, item.event_ids)
+        ref = None if pattern is None or sole is None else short_ref(pattern, sole)
+        shown = item.event_ids if ref is None else (ref,)
+        cited = " ".join(f"[{event_id}]" for event_id in shown)
         refs = f"{cited} {grips}".rstrip()
         said = item.start_time.astimezone(zone)
         when = f"{said.hour:02d}:{said.minute:02d}"
