@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import pickle
 import re
 import subprocess
 import sys
@@ -72,6 +73,24 @@ def test_union_is_the_digest_of_all_the_texts(left: list[str], right: list[str])
     """The union of two digests equals the digest of both sets of texts together."""
     joined = TermDigest.from_texts(left).union([TermDigest.from_texts(right)])
     assert joined == TermDigest.from_texts(left + right)
+
+
+@given(st.lists(st.lists(texts, max_size=3), min_size=1, max_size=4), st.integers(1, 3))
+def test_unions_of_unions_are_the_digest_of_all_their_texts(
+    groups: list[list[str]], size: int
+) -> None:
+    """Joining unions again (weeks into a month, months into a year: a union keeps its
+    bitmap as an integer for the next) gives the digest of every text below, bitmap and
+    stored text alike, and a union pickles as the digest it is."""
+    parts = [TermDigest.from_texts(group) for group in groups]
+    weeks = [parts[0].union(parts[1:size])]
+    weeks += [part.union(parts[:size]) for part in parts[size:]]
+    whole = weeks[0].union(weeks[1:])
+    expected = TermDigest.from_texts([text for group in groups for text in group])
+    assert whole == expected
+    assert whole.bitmap == expected.bitmap
+    assert whole.to_text() == expected.to_text()
+    assert pickle.loads(pickle.dumps(whole)) == expected
 
 
 # Any white space (Unicode spaces too) between pieces, and letters whose case folding grows.

@@ -183,7 +183,7 @@ class TermDigest:
     O(m) for m bits.
     """
 
-    __slots__ = ("_bitmap", "_mask")
+    __slots__ = ("_bitmap", "_mask", "_value")
 
     def __init__(self, bitmap: bytes = bytes(_BYTES)) -> None:
         if not isinstance(bitmap, bytes) or not _valid_size(len(bitmap)):
@@ -194,6 +194,10 @@ class TermDigest:
             )
         self._bitmap = bitmap
         self._mask = len(bitmap) * 8 - 1
+        # The bitmap as an integer, kept by a union that worked it out: a week's union is
+        # joined into its month's and a month's into its year's, and converting 32 KiB to an
+        # integer costs as much as the OR itself.
+        self._value: int | None = None
 
     @property
     def bits(self) -> int:
@@ -322,14 +326,20 @@ class TermDigest:
         Raises:
             InvalidArgument: the digests differ in size.
         """
-        bits = int.from_bytes(self._bitmap, "little")
+        bits = self._as_int()
         for other in others:
             if other._mask != self._mask:
                 raise InvalidArgument(
                     f"digests of {self.bits} and {other.bits} bits cannot be joined"
                 )
-            bits |= int.from_bytes(other._bitmap, "little")
-        return TermDigest(bits.to_bytes(len(self._bitmap), "little"))
+            bits |= other._as_int()
+        joined = TermDigest(bits.to_bytes(len(self._bitmap), "little"))
+        joined._value = bits
+        return joined
+
+    def _as_int(self) -> int:
+        value = self._value
+        return int.from_bytes(self._bitmap, "little") if value is None else value
 
     def may_contain(self, term: str) -> bool:
         """Whether a text summarised here may hold a word that ``term`` starts (False is
@@ -416,6 +426,10 @@ class TermDigest:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TermDigest) and other._bitmap == self._bitmap
+
+    def __reduce__(self) -> tuple[type[TermDigest], tuple[bytes]]:
+        # The bitmap alone: an integer a union kept is not worth its bytes in a pickle.
+        return TermDigest, (self._bitmap,)
 
     def __hash__(self) -> int:
         return hash(self._bitmap)
