@@ -33,6 +33,28 @@ _steering_chars = st.sampled_from(
     ["\x1b", "\r", "\x08", "\x00", "\x7f", "\x9b", "\x85", "\u202e", "\u2067", "\u200f", "\ud800"]
 )
 _texts = st.lists(st.one_of(st.text(max_size=8), _steering_chars), max_size=12).map("".join)
+# Text whose own backslashes read like escapes: "\\x1b" typed out, a doubled backslash, a path.
+_backslashed = st.lists(
+    st.one_of(
+        st.text(max_size=4),
+        _steering_chars,
+        st.sampled_from(["\\", "\\x1b", "\\u202e", "\\r", "\\\\", "x", "u", "r", "\n", "1b"]),
+    ),
+    max_size=12,
+).map("".join)
+_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4}|r)")
+
+
+def _read_back(shown: str) -> str:
+    """The one text ``shown`` can stand for, by the notation the CLI documents: a text holding
+    \\x, \\u, \\r or \\\\ is written with escapes, any other is the text as it is."""
+    if re.search(r"\\[\\xur]", shown) is None:
+        return shown
+    # Every backslash of a text written with escapes begins one.
+    assert "\\" not in _ESCAPE.sub("", shown)
+    return _ESCAPE.sub(
+        lambda match: {"\\": "\\", "r": "\r"}.get(match[1]) or chr(int(match[1][1:], 16)), shown
+    )
 
 
 @given(text=_texts)
@@ -47,8 +69,30 @@ def test_visible_text_holds_nothing_that_steers_a_terminal(text: str) -> None:
     shown.encode("utf-8")
     assert shown.count("\n") == text.count("\n")
     assert shown.count("\t") == text.count("\t")
-    if _STEERING.search(text.replace("\r\n", "\n")) is None:
+    if _STEERING.search(text.replace("\r\n", "\n")) is None and not re.search(r"\\[\\xur]", text):
         assert shown == text.replace("\r\n", "\n")
+
+
+@given(text=st.one_of(_backslashed, _texts))
+@example(text="\\x1b")
+@example(text="\x1b")
+@example(text="C:\\Users\\x")
+@example(text="\\\\x1b\r\n\x1b")
+@example(text="\r\r\n\\r")
+def test_visible_text_reads_back_as_exactly_one_text(text: str) -> None:
+    """The shown text maps back to the text it was made from (with Windows line ends as
+    newlines), so no two texts are shown alike: a backslash of the text cannot pass for an
+    escape."""
+    assert _read_back(visible(text)) == text.replace("\r\n", "\n")
+
+
+def test_a_typed_out_escape_and_the_character_are_shown_apart() -> None:
+    """The four characters backslash, x, 1, b and the one character ESC print differently;
+    a text whose backslashes read as no escape (a Windows path) prints as it is."""
+    assert visible("\\x1b") == "\\\\x1b"
+    assert visible("\x1b") == "\\x1b"
+    assert visible("path C:\\Users\\Ann\\notes") == "path C:\\Users\\Ann\\notes"
+    assert visible("C:\\Users\\Ann\x1b") == "C:\\\\Users\\\\Ann\\x1b"
 
 
 @given(value=st.recursive(_texts, lambda inner: st.lists(inner) | st.dictionaries(_texts, inner)))
