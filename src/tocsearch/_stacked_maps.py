@@ -132,7 +132,10 @@ class StackedKept:
         segment (:meth:`of` is not 0 for one of them).
 
         Runtime complexity: O(s) whole-integer ANDs for s row shapes."""
-        return any(occupied & mask for occupied, mask in zip(self._occupied, spread, strict=True))
+        occupied = self._occupied
+        if len(occupied) == 1:  # one row shape, as in most years
+            return bool(occupied[0] & spread[0])
+        return any(held & mask for held, mask in zip(occupied, spread, strict=True))
 
     def holds(self, index: int) -> bool:
         """Whether some segment of map ``index`` may hold at least ``need`` of the terms

@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from tests._support.navtree import Seg, build_nodes, build_store, utc
 
 from tocsearch import ids
+from tocsearch.digest import TermDigest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate import Navigator
 from tocsearch.navigate._digests import DigestCache
+from tocsearch.navigate._lens import Lens
 from tocsearch.storage import InMemoryStorage
 
 FILLER = [f"{a}{b}{c}" for a in "bdfgklmnprstvz" for b in "aeiou" for c in ("ko", "ri", "sam")]
@@ -120,3 +122,26 @@ def test_a_digest_rewritten_with_a_new_version_is_decoded_again() -> None:
     assert first is not None
     assert second is not None
     assert first != second
+
+
+@given(
+    texts=st.lists(st.text(alphabet="abcdefgh ", max_size=40), min_size=1, max_size=6),
+    terms=st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=9), min_size=1, max_size=4),
+    sized=st.booleans(),
+)
+def test_the_terms_a_lens_reads_in_a_digest_are_those_the_digest_holds(
+    texts: list[str], terms: list[str], sized: bool
+) -> None:
+    """A lens's reading of a node's digest (each probe's byte and bit worked out once a
+    digest size) keeps exactly the terms the digest itself may hold, at every size, short
+    terms never ruled out included."""
+    digest = TermDigest.sized_for(texts) if sized else TermDigest.from_texts(texts)
+    built = build_nodes([Seg(utc(2026, 1, 5, 9), "a title", ("a bullet",))])
+    segment = next(node for node in built.values() if node.level is TocLevel.SEGMENT)
+    node = attrs.evolve(segment, digest=digest.to_text())
+    query = tuple(dict.fromkeys(terms))
+    lens = Lens(query)
+    expected = frozenset(term for term in query if digest.holds(TermDigest.probes(term)))
+    assert lens.may_hold(node) == expected
+    assert lens.may_hold(node) == expected  # asked again, from what the lens kept
+    assert node.node_id in lens.digest_checked

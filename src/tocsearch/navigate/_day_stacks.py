@@ -31,23 +31,16 @@ Whole = tuple[list[int], tuple[str, ...], list[int]]
 ids, and their places spread (:meth:`~tocsearch._stacked_maps.StackedMaps.spread`)."""
 
 
-class _Unknown:
-    """The mark of a list whose :meth:`DayStack.whole` was not worked out yet."""
-
-
-_UNKNOWN = _Unknown()
-
-
 class _Listed:
     """A list of days asked of a stack (kept with it, so its id is not reused), with their
-    places and, once asked, what :meth:`DayStack.whole` says of them."""
+    places and what :meth:`DayStack.whole` says of them."""
 
     __slots__ = ("days", "places", "whole")
 
-    def __init__(self, days: list[TocNode], places: list[int | None]) -> None:
+    def __init__(self, days: list[TocNode], places: list[int | None], whole: Whole | None) -> None:
         self.days = days
         self.places = places
-        self.whole: Whole | _Unknown | None = _UNKNOWN
+        self.whole = whole
 
 
 def _whole(days: Sequence[TocNode], places: list[int | None], maps: StackedMaps) -> Whole | None:
@@ -106,18 +99,18 @@ class DayStack:
         list as :meth:`places` keeps its places."""
         if type(days) is not list:
             return _whole(days, self._places(days), self.maps)
-        listed = self._listed(days)
-        whole = listed.whole
-        if isinstance(whole, _Unknown):
-            whole = listed.whole = _whole(days, listed.places, self.maps)
-        return whole
+        known = self._placed.get(id(days))
+        if known is not None and known.days is days:
+            return known.whole
+        return self._listed(days).whole
 
     def _listed(self, days: list[TocNode]) -> _Listed:
         placed = self._placed
         known = placed.get(id(days))
         if known is not None and known.days is days:
             return known
-        listed = _Listed(days, self._places(days))
+        places = self._places(days)
+        listed = _Listed(days, places, _whole(days, places, self.maps))
         if len(placed) > len(self._members) // 4 + 64:
             # Lists of one question that is over, or of a tree since rewritten.
             placed.clear()

@@ -75,6 +75,8 @@ class Lens:
         # The digest bits each term is looked up by, worked out once for every digest read
         # (when one is: a question the index answers reads none).
         self._term_probes: list[tuple[str, tuple[int, ...] | None]] | None = None
+        # The same as bytes and bits, by the size of the digest read (see _spots).
+        self._term_spots: dict[int, list[tuple[str, tuple[int, ...] | None]]] = {}
         # Nodes whose digest was consulted: they count as visited.
         self.digest_checked: set[str] = set()
 
@@ -150,14 +152,44 @@ class Lens:
             return known[key]
         self.digest_checked.add(key)
         digest = self.digests.of(node)
-        held: frozenset[str] | None
-        if digest is None:
-            held = None
-        else:
-            holds = digest.holds
-            held = frozenset([term for term, probes in self._probes if holds(probes)])
-        self._held[key] = held
+        held: frozenset[str] | None = None
+        if digest is not None:
+            bitmap = digest.bitmap
+            found: list[str] = []
+            for term, spots in self._spots(len(bitmap)):
+                # TermDigest.holds, with each probe's byte and bit worked out once.
+                if spots is None:
+                    found.append(term)
+                elif len(spots) == 6:  # three probes, as every digest has
+                    if (
+                        bitmap[spots[0]] & spots[1]
+                        and bitmap[spots[2]] & spots[3]
+                        and bitmap[spots[4]] & spots[5]
+                    ):
+                        found.append(term)
+                elif all(bitmap[spots[at]] & spots[at + 1] for at in range(0, len(spots), 2)):
+                    found.append(term)
+            held = frozenset(found)
+        known[key] = held
         return held
+
+    def _spots(self, size: int) -> list[tuple[str, tuple[int, ...] | None]]:
+        """Each term with the byte and bit of each of its probes in a digest of ``size``
+        bytes, side by side (None for a term never ruled out), as
+        :meth:`~tocsearch.digest.TermDigest.holds` reads them; worked out once a size."""
+        spots = self._term_spots.get(size)
+        if spots is None:
+            mask = size * 8 - 1
+            spots = self._term_spots[size] = [
+                (
+                    term,
+                    None
+                    if probes is None
+                    else tuple(part for at in probes for part in ((at & mask) >> 3, 1 << (at & 7))),
+                )
+                for term, probes in self._probes
+            ]
+        return spots
 
     def segment_masks(self, day: TocNode) -> tuple[int, list[int]] | None:
         """The mask of every child of ``day`` (bit ``i`` for its ``i``-th child) and, for
@@ -259,11 +291,19 @@ class Lens:
 
         Runtime complexity: O(1) when no map of ``days`` keeps a segment (one AND a row
         shape, :meth:`~tocsearch._stacked_maps.StackedKept.any_in`), else O(d)."""
-        read = self._stacked_whole(days, stack)
-        if read is None:
+        if stack is None or not self.terms:
             return None
-        stacked, (places, _, spread) = read
-        kept = self._kept_in(stacked, need)
+        # Asked for every week a route reads: the stack's kept segments are looked up once.
+        kept = self._stacked_kept.get((stack, need))
+        if kept is None:
+            if stack not in self._stacked:
+                return None
+            kept = self._kept_in(stack, need)
+        whole = stack.whole(days)
+        if whole is None:
+            return None
+        places, ids, spread = whole
+        self.digest_checked.update(ids)
         if not kept.any_in(spread):
             return []
         of = kept.of

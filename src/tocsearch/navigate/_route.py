@@ -242,8 +242,8 @@ class DigestRoute:
         found = self.lens.stacked_found(days, need, stack)
         if found is None:
             return None
-        kept = [(days[index], mask) for index, mask in found]
-        if days:
+        kept = [(days[index], mask) for index, mask in found] if found else []
+        if days and need == len(self.lens.terms):
             self._tally(need, TocLevel.DAY, len(days), len(days) - len(kept))
         return kept
 
