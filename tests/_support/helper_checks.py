@@ -4,6 +4,7 @@ fresh interpreter, as ``python -c "from tests._support.helper_checks import NAME
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import signal
@@ -32,6 +33,7 @@ __all__ = [
     "a_long_history_rolls_up_the_same_with_helpers",
     "helpers_make_some_jobs_and_this_process_the_rest",
     "stopping_early_ends_the_helpers",
+    "this_process_makes_the_next_job_while_a_helper_is_busy",
 ]
 
 _PARENT = os.getpid()
@@ -119,6 +121,40 @@ def stopping_early_ends_the_helpers() -> None:
         results = work.results()
         assert [next(results) for _ in range(3)] == [0, 1, 4]
     assert not multiprocessing.active_children()
+
+
+def _waits_for_this_process(
+    job: int, helped: Any, made_here: Any, order: list[int]
+) -> tuple[int, int]:
+    # A helper makes job 0 at once, and job 1 only after this process has made a job itself.
+    if os.getpid() == _PARENT:
+        order.append(job)
+        made_here.set()
+    elif job == 1:
+        helped.set()
+        assert made_here.wait(60)
+    return job, os.getpid()
+
+
+def this_process_makes_the_next_job_while_a_helper_is_busy() -> None:
+    """While the helper makes the job this process needs next, this process makes the next
+    unclaimed job (job 2 after the helper's 0 and 1), not the last, so that its results are
+    taken in as they come instead of all after the helpers are done."""
+    context = multiprocessing.get_context("fork")
+    helped, made_here = context.Event(), context.Event()
+    jobs = list(range(40))
+    order: list[int] = []  # the jobs made here, in the order they were made
+    make = functools.partial(
+        _waits_for_this_process, helped=helped, made_here=made_here, order=order
+    )
+    with HelperWork(make, jobs, helpers=1) as work:
+        # The helper has made job 0 and is making job 1 before anything is read.
+        assert helped.wait(60)
+        made = list(work.results())
+    assert [job for job, _ in made] == jobs
+    assert made[0][1] != _PARENT
+    assert made[1][1] != _PARENT
+    assert order[0] == 2
 
 
 def _day_sized(job: int) -> bytes:
