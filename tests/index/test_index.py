@@ -68,7 +68,7 @@ def test_a_segment_deleted_behind_the_index_is_dropped_by_sync() -> None:
     gone = store.get_nodes_by_level(TocLevel.SEGMENT)[0]
     store.delete_node(gone.node_id)
     assert index.sync().segments_removed == 1
-    assert gone.node_id not in index.owners(gone.event_ids).values()
+    assert not any(gone.node_id in owners for owners in index.owners(gone.event_ids).values())
     index.check()
 
 

@@ -33,10 +33,20 @@ def _owned_segments(draw: st.DrawFn, pool: dict[str, Event], given_out: set[str]
     return attrs.evolve(node, event_ids=tuple(owned))
 
 
+@st.composite
+def _sharing_segments(draw: st.DrawFn, pool: dict[str, Event]) -> TocNode:
+    """A segment listing any stored events, those another segment lists included: no tree the
+    builder makes holds one, but a store takes it, and the index must agree with the store."""
+    node = draw(_segments)
+    owned = draw(st.lists(st.sampled_from(sorted(pool)), max_size=4, unique=True)) if pool else []
+    return attrs.evolve(node, event_ids=tuple(sorted(owned)))
+
+
 _operations = st.lists(
     st.one_of(
         st.tuples(st.just("events"), st.lists(events(), min_size=1, max_size=4)),
         st.tuples(st.just("segments"), st.integers(1, 3)),
+        st.tuples(st.just("sharing segments"), st.integers(1, 3)),
         st.tuples(st.just("delete"), st.integers(0, 10)),
         st.tuples(st.just("forget owned"), st.integers(0, 10)),
         st.tuples(st.just("day"), toc_nodes(TocLevel.DAY)),
@@ -67,6 +77,10 @@ def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]
             pool.update((event.event_id, event) for event in value)
         elif kind == "segments":
             store.put_nodes([data.draw(_owned_segments(pool, given_out)) for _ in range(value)])
+        elif kind == "sharing segments":
+            sharing = [data.draw(_sharing_segments(pool)) for _ in range(value)]
+            store.put_nodes(sharing)
+            given_out.update(event_id for node in sharing for event_id in node.event_ids)
         elif kind == "delete":
             ids = sorted(store.iter_node_ids())
             if ids:
@@ -110,6 +124,40 @@ def test_writes_through_the_indexing_store_keep_the_index_in_step(
     _apply(store, data, operations)
     assert store.index.is_current()
     store.index.check()
+
+
+def _owners_in_store(store: Storage) -> dict[str, tuple[str, ...]]:
+    """Every event some stored segment lists, with the segments that list it, in id order."""
+    found: dict[str, list[str]] = {}
+    for node in store.get_nodes_by_level(TocLevel.SEGMENT):
+        for event_id in node.event_ids:
+            found.setdefault(event_id, []).append(node.node_id)
+    return {event_id: tuple(sorted(set(nodes))) for event_id, nodes in found.items()}
+
+
+@settings(max_examples=30)
+@given(st.data(), _operations)
+def test_the_index_names_every_segment_the_store_lists_an_event_under(
+    data: st.DataObject, operations: list[tuple[str, Any]]
+) -> None:
+    """After any writes, segments that share events included (made, rewritten, deleted),
+    owners() answers for each event the segments of the store that list it, all of them,
+    whichever was written last, through IndexingStorage and after a sync alike."""
+    through = IndexingStorage(SearchIndex(InMemoryStorage()))
+    _apply(through, data, operations)
+    behind = InMemoryStorage()
+    index = SearchIndex(behind)
+    index.sync()
+    for node_id in through.iter_node_ids():
+        behind.put_node(through.get_node(node_id))
+    behind.put_events(through.get_events())
+    index.sync()
+    expected = _owners_in_store(through)
+    asked = sorted({*expected, *(event.event_id for event in through.get_events())})
+    assert through.index.owners(asked) == expected
+    assert index.owners(asked) == expected
+    through.index.check()
+    index.check()
 
 
 @settings(max_examples=30)

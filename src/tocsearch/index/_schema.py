@@ -7,8 +7,12 @@ Tables (format :data:`INDEX_FORMAT`, kept in ``index_meta``)::
     nodes(id INTEGER PRIMARY KEY, node_id TEXT UNIQUE, level TEXT, start_us INTEGER,
           end_us INTEGER)
         the indexed segments; ``id`` is the rowid of the segment's texts in ``segments_fts``
-    owners(event_id TEXT PRIMARY KEY, node_id TEXT)
-        which stored segment lists an event among those it owns (indexed or not)
+    owners(event_id TEXT, node_id TEXT, PRIMARY KEY (event_id, node_id))
+        which stored segments list an event among those they own (indexed or not): every
+        one of them, as in the store, so an event two segments list is found under each.
+        A sidecar written when the table kept one segment an event (``event_id`` its primary
+        key) has it made again from the store's segments (:func:`owners_table_is_current`);
+        the rest of the file, its vectors included, is kept
     vectors(id INTEGER PRIMARY KEY, embedding BLOB)     float32 vector of events.id
     index_meta(key TEXT PRIMARY KEY, value TEXT)
         'format', the store counts at the last sync ('store_events', 'store_nodes') and the
@@ -36,10 +40,12 @@ from tocsearch.text import ascii_digits
 __all__ = [
     "INDEX_FORMAT",
     "create_index_tables",
+    "create_owners_table",
     "current_format",
     "drop_index_tables",
     "index_format",
     "index_state",
+    "owners_table_is_current",
     "read_meta",
     "write_meta",
 ]
@@ -47,6 +53,13 @@ __all__ = [
 INDEX_FORMAT = 1
 """The version of the sidecar's own tables; a sidecar of another version is rebuilt."""
 
+_OWNERS_KEY = "PRIMARY KEY (event_id, node_id)"
+_OWNERS = (
+    f"""CREATE TABLE IF NOT EXISTS owners (
+        event_id TEXT NOT NULL, node_id TEXT NOT NULL, {_OWNERS_KEY}
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS owners_by_node ON owners (node_id)",
+)
 _TABLES = (
     """CREATE TABLE IF NOT EXISTS events (
         id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, time_us INTEGER NOT NULL
@@ -56,10 +69,7 @@ _TABLES = (
         id INTEGER PRIMARY KEY, node_id TEXT NOT NULL UNIQUE, level TEXT NOT NULL,
         start_us INTEGER NOT NULL, end_us INTEGER NOT NULL
     )""",
-    """CREATE TABLE IF NOT EXISTS owners (
-        event_id TEXT PRIMARY KEY, node_id TEXT NOT NULL
-    ) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS owners_by_node ON owners (node_id)",
+    *_OWNERS,
     "CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
@@ -74,6 +84,22 @@ def create_index_tables(connection: sqlite3.Connection) -> None:
     connection.execute(
         "INSERT OR IGNORE INTO index_meta (key, value) VALUES ('format', ?)", (str(INDEX_FORMAT),)
     )
+
+
+def owners_table_is_current(connection: sqlite3.Connection) -> bool:
+    """Whether the ``owners`` table keeps every segment of an event, as this code writes it
+    (or is missing, which a rebuild mends), rather than one segment an event."""
+    row = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'owners'"
+    ).fetchone()
+    return row is None or _OWNERS_KEY in " ".join(str(row[0]).split())
+
+
+def create_owners_table(connection: sqlite3.Connection) -> None:
+    """Drop the ``owners`` table and make it empty, of the form this code writes."""
+    connection.execute("DROP TABLE IF EXISTS owners")
+    for statement in _OWNERS:
+        connection.execute(statement)
 
 
 def drop_index_tables(connection: sqlite3.Connection) -> None:

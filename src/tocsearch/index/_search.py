@@ -120,8 +120,9 @@ def _check(limit: int, min_score: float) -> None:
         raise InvalidArgument(f"min_score must be a number from 0 to 1, got {min_score!r}")
 
 
-def _segments_of(ranked_events: Sequence[str], owners: dict[str, str]) -> list[str]:
-    return list(dict.fromkeys(owners[e] for e in ranked_events if e in owners))
+def _segments_of(ranked_events: Sequence[str], owners: dict[str, tuple[str, ...]]) -> list[str]:
+    """The segments of ranked events, each once, in the order of the first event it owns."""
+    return list(dict.fromkeys(segment for e in ranked_events for segment in owners.get(e, ())))
 
 
 def _grips(storage: Storage, node: TocNode) -> list[Grip]:
@@ -179,18 +180,19 @@ def rank_segments(
     """Fuse the rankings of ``mode`` (each over-fetched to ``2 x limit``) into segments.
 
     Full-text ranks events and segments; vectors rank events. Event rankings become segment
-    rankings through the segment that owns each event; event scores are fused on their own to
+    rankings through the segments that own each event (every one that lists it: an event two
+    segments list counts for, and is matched in, both); event scores are fused on their own to
     order the matched events within a segment.
     """
     fetch = _OVERFETCH * limit
     event_lists: list[list[str]] = []
     segment_lists: list[list[str]] = []
-    # The segment that owns each ranked event: full text reads them with its events.
-    owners: dict[str, str] = {}
+    # The segments that own each ranked event: full text reads them with its events.
+    owners: dict[str, tuple[str, ...]] = {}
     if mode in (SearchMode.HYBRID, SearchMode.FTS):
         owned = index.fts_event_owners(query, limit=fetch, start=start, end=end)
         event_lists.append([event_id for event_id, _ in owned])
-        owners.update((event_id, node_id) for event_id, node_id in owned if node_id is not None)
+        owners.update((event_id, node_ids) for event_id, node_ids in owned if node_ids)
         segment_lists.append(index.fts_segments(query, limit=fetch, start=start, end=end))
     if mode in (SearchMode.HYBRID, SearchMode.VEC):
         try:
@@ -205,8 +207,8 @@ def rank_segments(
     )
     matched: dict[str, list[str]] = {}
     for event_id in sorted(event_scores, key=lambda e: -event_scores[e]):
-        if event_id in owners:
-            matched.setdefault(owners[event_id], []).append(event_id)
+        for segment in owners.get(event_id, ()):
+            matched.setdefault(segment, []).append(event_id)
     return Ranking(tuple(fused), {segment: tuple(events) for segment, events in matched.items()})
 
 

@@ -71,7 +71,8 @@ class IndexSeeder:
         self, query: str, *, limit: int, start: datetime | None, end: datetime | None
     ) -> Sequence[tuple[str, str, float]]:
         """At most ``limit`` ``(event_id, segment_id, score)`` triples, nearest ``query`` by
-        vector first, scored by rank in (0, 1]. Empty without vectors: full text ranks events
+        vector first, scored by rank in (0, 1]; an event that several segments list comes with
+        each of them, in id order. Empty without vectors: full text ranks events
         by the query's words, as the navigator itself does. An embedder that fails gives none
         (``last_error`` says why).
 
@@ -91,7 +92,7 @@ class IndexSeeder:
                 return []
             owners = self.index.owners(nearest)
         return [
-            (event_id, owners[event_id], score)
+            (event_id, segment_id, score)
             for event_id, score in reciprocal_rank_fusion(nearest)
-            if event_id in owners
-        ]
+            for segment_id in owners.get(event_id, ())
+        ][:limit]

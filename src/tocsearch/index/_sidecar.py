@@ -68,15 +68,16 @@ class SearchIndex(SyncedSidecar):
         text: str,
         limit: int,
         extra: tuple[int, ...],
-    ) -> list[tuple[str, str | None]]:
-        """The rows of ``sql`` (an id first, each id once, and one more column) for the
-        rows holding every content word of ``text``, then those holding any.
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """Up to ``limit`` ids ``sql`` reads (its first column) for the rows holding every
+        content word of ``text``, then those holding any, best first; each once, with the
+        values its rows hold in the second column (None left out), in sorted order.
 
         Raises:
             InvalidArgument: ``limit`` is not a whole number of at least 1.
         """
         whole_number("limit", limit)
-        found: dict[str, tuple[str, str | None]] = {}
+        found: dict[str, set[str]] = {}
         every, some = match_expressions(text)
         # One token: matching any is matching all, and its rows are those already found.
         for expression in (every,) if some == every else (every, some):
@@ -88,9 +89,11 @@ class SearchIndex(SyncedSidecar):
                 ).fetchall()
             except sqlite3.DatabaseError as error:
                 raise self._failed(error) from None
-            for row in rows:
-                found.setdefault(row[0], row)
-        return list(found.values())[:limit]
+            for found_id, other in rows:
+                held = found.setdefault(found_id, set())
+                if other is not None:
+                    held.add(other)
+        return [(found_id, tuple(sorted(held))) for found_id, held in found.items()][:limit]
 
     def fts_event_owners(
         self,
@@ -99,9 +102,9 @@ class SearchIndex(SyncedSidecar):
         limit: int,
         start: datetime | None = None,
         end: datetime | None = None,
-    ) -> list[tuple[str, str | None]]:
-        """:meth:`fts_events` with the segment that owns each event (None for an event no
-        segment owns), read by the same query."""
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """:meth:`fts_events` with the segments that own each event, read by the same query:
+        every segment that lists it, in id order (none for an event no segment lists)."""
         where, extra = _time_filter("kept.time_us >= ?", "kept.time_us < ?", start, end)
         sql = _ranked(
             "events_fts",
@@ -194,20 +197,20 @@ class SearchIndex(SyncedSidecar):
         )
         return [event_id for event_id, _ in nearest]
 
-    def owners(self, event_ids: Sequence[str]) -> dict[str, str]:
-        """The segment that owns each of ``event_ids`` (events no segment owns are left out)."""
-        found: dict[str, str] = {}
+    def owners(self, event_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The segments that own each of ``event_ids``: every stored segment that lists it,
+        in id order, as the store has them (events no segment lists are left out)."""
+        found: dict[str, set[str]] = {}
         keys = list(dict.fromkeys(event_ids))
         with self._errors():
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                found.update(
-                    self._connection.execute(
-                        f"SELECT event_id, node_id FROM owners WHERE event_id IN ({marks})", chunk
-                    ).fetchall()
-                )
-        return found
+                for event_id, node_id in self._connection.execute(
+                    f"SELECT event_id, node_id FROM owners WHERE event_id IN ({marks})", chunk
+                ):
+                    found.setdefault(event_id, set()).add(node_id)
+        return {event_id: tuple(sorted(node_ids)) for event_id, node_ids in found.items()}
 
     def search(
         self,

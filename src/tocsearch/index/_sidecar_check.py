@@ -39,7 +39,7 @@ def check_index(index: SearchIndex) -> None:
             )
         }
         (fts_segments,) = connection.execute("SELECT count(*) FROM segments_fts").fetchone()
-        owners = dict(connection.execute("SELECT event_id, node_id FROM owners").fetchall())
+        owners = set(connection.execute("SELECT event_id, node_id FROM owners").fetchall())
     if fts_events != len(events) or fts_segments != len(segments):
         raise StoreCorrupted(f"{where}: full-text rows without a record; rebuild it")
     stored = {event.event_id: event for event in index.storage.get_events()}
@@ -54,17 +54,22 @@ def check_index(index: SearchIndex) -> None:
         for node in map(index.storage.find_node, index.storage.iter_node_ids())
         if node is not None and node.level is TocLevel.SEGMENT
     ]
-    expected_owners: dict[str, str] = {}
+    # Every (event, segment) pair a stored segment lists: an event two segments list is owned
+    # by both, in the index as in the store.
+    expected_owners: set[tuple[str, str]] = set()
     for node in nodes:
         if segments.get(node.node_id) != segment_fields(node):
             raise StoreCorrupted(f"{where}: segment {node.node_id!r} differs or is missing")
-        expected_owners.update(dict.fromkeys(node.event_ids, node.node_id))
+        expected_owners.update((event_id, node.node_id) for event_id in node.event_ids)
     extra = segments.keys() - {node.node_id for node in nodes}
     if extra:
         raise StoreCorrupted(f"{where}: segment {min(extra)!r} is only in the index")
     if owners != expected_owners:
-        wrong = min(owners.keys() ^ expected_owners.keys() or owners.keys())
-        raise StoreCorrupted(f"{where}: the owner of event {wrong!r} differs")
+        event_id, node_id = min(owners ^ expected_owners)
+        side = "index" if (event_id, node_id) in owners else "store"
+        raise StoreCorrupted(
+            f"{where}: event {event_id!r} is owned by segment {node_id!r} only in the {side}"
+        )
     if index.embedder is not None:
         _check_vectors(index, where, index.embedder.dimension)
 

@@ -21,8 +21,10 @@ from tocsearch.errors import InvalidId
 from tocsearch.ids import parse_node_id
 from tocsearch.index._schema import (
     create_index_tables,
+    create_owners_table,
     current_format,
     drop_index_tables,
+    owners_table_is_current,
     write_meta,
 )
 from tocsearch.index._sidecar_file import to_us
@@ -75,8 +77,19 @@ def _is_segment(node_id: str) -> bool:
         return False
 
 
+def _own(connection: sqlite3.Connection, nodes: Iterable[TocNode]) -> None:
+    """Record every event each segment lists as owned by it (beside any other owner)."""
+    connection.executemany(
+        "INSERT OR IGNORE INTO owners (event_id, node_id) VALUES (?, ?)",
+        ((event_id, node.node_id) for node in nodes for event_id in node.event_ids),
+    )
+
+
 class SyncedSidecar(EmbeddedSidecar):
     """A sidecar file kept in sync with its store: built, backfilled, written and scrubbed."""
+
+    # Whether the owners table is known to be of the form this code writes (see sync()).
+    _owners_current = False
 
     # -- building --------------------------------------------------------------------------
     def rebuild(self) -> IndexSync:
@@ -93,6 +106,7 @@ class SyncedSidecar(EmbeddedSidecar):
         with self._transaction() as connection:
             drop_index_tables(connection)
             create_index_tables(connection)
+        self._owners_current = True
         report = self._backfill()
         self._merge_when_grown(self._meta())
         return attrs.evolve(report, rebuilt=True)
@@ -115,6 +129,8 @@ class SyncedSidecar(EmbeddedSidecar):
         found, meta = self._index_state()
         if found is None or found != current_format():
             return self.rebuild()
+        if not self._owners_current:
+            self._upgrade_owners()
         report = IndexSync()
         if not self._counts_agree(meta):
             report = self._backfill()
@@ -131,6 +147,19 @@ class SyncedSidecar(EmbeddedSidecar):
         events = meta.get("store_events", "")
         if ascii_digits(events):
             self._merges.merge_when_grown(int(events), meta.get(MERGED_EVENTS))
+
+    def _upgrade_owners(self) -> None:
+        """Make the owners table of a sidecar written when it kept one segment an event
+        again, from the store's segments, keeping the rest of the file (texts and vectors):
+        looked at once per opened index."""
+        with self._errors():
+            current = owners_table_is_current(self._connection)
+        if not current:
+            segments = self.storage.get_nodes_by_level(TocLevel.SEGMENT)
+            with self._transaction() as connection:
+                create_owners_table(connection)
+                _own(connection, segments)
+        self._owners_current = True
 
     def _indexed_event_ids(self) -> set[str]:
         with self._errors():
@@ -242,10 +271,7 @@ class SyncedSidecar(EmbeddedSidecar):
             connection.executemany(
                 "DELETE FROM owners WHERE node_id = ?", ((node.node_id,) for node in batch)
             )
-            connection.executemany(
-                "INSERT OR REPLACE INTO owners (event_id, node_id) VALUES (?, ?)",
-                ((event_id, node.node_id) for node in batch for event_id in node.event_ids),
-            )
+            _own(connection, batch)
 
     def remove_segments(self, node_ids: Iterable[str]) -> None:
         """Forget segments: their texts and which events they owned. Ids not indexed are
