@@ -8,10 +8,12 @@
 2. **Through the pipeline**: the same history built by TocBuilder into memory, JSON-dir and
    SQLite stores (cached under ``benchmarks/.cache/planted/`` with the planted benchmark).
 3. **Open and first answer**: a fresh process opens the built store read-only and answers one
-   planted-needle question with the Navigator (plain, and with the month it was said in);
-   beside it, a fresh process opens the bare FTS5 index and runs the same terms, and one runs
-   the terms against the store's own ``events_fts``. Only the open and the answer are timed,
-   not the interpreter's start.
+   planted-needle question with the Navigator (plain, with the month it was said in, and,
+   where the planted-needle benchmark has built the store's search index, teleported by it:
+   the store and the index opened, the index's state read, then the question); beside it, a
+   fresh process opens the bare FTS5 index and runs the same terms, and one runs the terms
+   against the store's own ``events_fts``. Only the open and the answer are timed, not the
+   interpreter's start.
 
 Run: ``python benchmarks/bench_sqlite.py [--write-events 100000] [--open-events 1000000]``.
 Prints Markdown tables. Not a test: nothing here asserts a time.
@@ -48,6 +50,7 @@ from benchmarks._planted_cache import (
 )
 from tocsearch.converter import from_json
 from tocsearch.importers import load_jsonl
+from tocsearch.index import IndexSeeder, SearchIndex
 from tocsearch.models import Event
 from tocsearch.navigate import Navigator
 from tocsearch.storage.sqlite import SqliteStorage
@@ -185,11 +188,22 @@ def measure_builds(
 
 
 # -- 3. open and first answer, each in a fresh process ---------------------------------------
-def _child(kind: str, path: str, query: str, now: str) -> None:
+def _child(kind: str, path: str, query: str, now: str, index_path: str = "") -> None:
     """Run in a fresh process: open, answer once, print the seconds of each as JSON."""
     started = time.perf_counter()
     answer: Callable[[], object]
-    if kind == "fts5":
+    if kind == "teleport":
+        storage = open_backend("sqlite", Path(path), readonly=True)
+        search_index = SearchIndex(storage, index_path)
+        opened = time.perf_counter()
+        teleported = Navigator(
+            storage, now=datetime.fromisoformat(now), seeder=IndexSeeder(search_index)
+        )
+
+        def answer() -> object:
+            return teleported.navigate(query)
+
+    elif kind == "fts5":
         index = Fts5Index.open(Path(path))
         opened = time.perf_counter()
 
@@ -222,9 +236,12 @@ def _child(kind: str, path: str, query: str, now: str) -> None:
     print(json.dumps({"open": opened - started, "first": answered - started}))
 
 
-def _fresh(kind: str, path: Path, query: str, now: datetime) -> tuple[float, float]:
+def _fresh(
+    kind: str, path: Path, query: str, now: datetime, index: Path | None = None
+) -> tuple[float, float]:
+    extra = [] if index is None else ["--child-index", str(index)]
     done = subprocess.run(
-        [sys.executable, __file__, "--child", kind, str(path), query, now.isoformat()],
+        [sys.executable, __file__, "--child", kind, str(path), query, now.isoformat(), *extra],
         capture_output=True,
         text=True,
         check=True,
@@ -238,24 +255,30 @@ def measure_open(history: History, stores: dict[str, BuiltStore], fts: Path, rep
     alternating, ``repeats`` times; medians in milliseconds."""
     leaked = {event_id for store in stores.values() for event_id in store.leaked}
     needle = next(n for n in history.needles if n.event_id not in leaked)
-    subjects: list[tuple[str, str, Path, str]] = []
+    subjects: list[tuple[str, str, Path, str, Path | None]] = []
     for backend, store in stores.items():
         if backend == "memory":
             continue
-        subjects.append((f"{backend}: navigate", backend, store.path / "store", needle.query))
+        where = store.path / "store"
+        subjects.append((f"{backend}: navigate", backend, where, needle.query, None))
         subjects.append(
-            (f"{backend}: navigate, month hint", backend, store.path / "store", needle.hinted_query)
+            (f"{backend}: navigate, month hint", backend, where, needle.hinted_query, None)
         )
         if backend == "sqlite":
-            subjects.append(
-                ("sqlite: its events_fts", "events_fts", store.path / "store", needle.query)
-            )
-    subjects.append(("bare FTS5 index", "fts5", fts, needle.query))
+            # The sidecar index bench_planted_index.py builds beside this store (built there,
+            # once: building it here would time minutes of indexing, not an open).
+            index = history.directory / f"index-{store.path.name}.sqlite"
+            if index.is_file():
+                subjects.append(
+                    ("sqlite: navigate with its index", "teleport", where, needle.query, index)
+                )
+            subjects.append(("sqlite: its events_fts", "events_fts", where, needle.query, None))
+    subjects.append(("bare FTS5 index", "fts5", fts, needle.query, None))
     opens: dict[str, list[float]] = {label: [] for label, *_ in subjects}
     firsts: dict[str, list[float]] = {label: [] for label, *_ in subjects}
     for _ in range(repeats):
-        for label, kind, path, query in subjects:
-            opened, first = _fresh(kind, path, query, history.end)
+        for label, kind, path, query, index_file in subjects:
+            opened, first = _fresh(kind, path, query, history.end, index_file)
             opens[label].append(opened)
             firsts[label].append(first)
     base = _median(firsts["bare FTS5 index"])
@@ -291,9 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="reuse the latest build of a store even if other sources made it",
     )
     parser.add_argument("--child", nargs=4, metavar=("KIND", "PATH", "QUERY", "NOW"))
+    parser.add_argument("--child-index", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        _child(*args.child)
+        kind, path, query, now = args.child
+        _child(kind, path, query, now, index_path=args.child_index)
         return 0
     DEFAULT_ROOT.mkdir(parents=True, exist_ok=True)
     small = ensure_history(
