@@ -357,6 +357,9 @@ def evidence_dict(item: Evidence) -> dict[str, Any]:
     """``item`` as the shared converter unstructures it (every key, datetimes as ISO 8601,
     enums as values, tuples as lists), built directly: the converter's generic walk costs
     more than the rest of an answer's JSON."""
+    start = item.start_time.isoformat()
+    # An event's item holds its one timestamp twice: written once.
+    end = start if item.end_time is item.start_time else item.end_time.isoformat()
     return {
         "segment_id": item.segment_id,
         "segment_title": item.segment_title,
@@ -367,8 +370,8 @@ def evidence_dict(item: Evidence) -> dict[str, Any]:
         "event_ids": list(item.event_ids),
         "score": item.score,
         "matched_terms": list(item.matched_terms),
-        "start_time": item.start_time.isoformat(),
-        "end_time": item.end_time.isoformat(),
+        "start_time": start,
+        "end_time": end,
         "clipped": item.clipped,
         "project": item.project,
         "session_id": item.session_id,
