@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tocsearch.navigate import NavigationResult
-from tocsearch.navigate._evidence_json import flat_items
+from tocsearch.navigate._evidence_json import flat_items, group_of_row
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 
@@ -33,3 +33,12 @@ def evidence_items(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     order, each with every key (``segment_id`` and what its group says included): a row
     ``[event_id, score, text]`` read as the item it stands for."""
     return flat_items(data.get("segments", []))
+
+
+def group_dicts(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The segment groups of a result's JSON, each as an object (a group written as the row
+    ``[segment_id, (ids,) evidence]`` read as the group it stands for)."""
+    return [
+        group_of_row(group) if isinstance(group, list) else group
+        for group in data.get("segments", [])
+    ]

@@ -9,7 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from tests._support.budget import evidence_items
+from tests._support.budget import evidence_items, group_dicts
 from tests._support.cli import example_store, run
 
 from tocsearch.examples import EXAMPLE_END
@@ -32,7 +32,7 @@ def test_segment_headings_show_local_start_project_and_session(store: Path) -> N
     assert status == 0, err
     data = json.loads(out)
     assert data["zone"] == "Asia/Kolkata"
-    groups = data["segments"]
+    groups = group_dicts(data)
     assert groups
     items = evidence_items(data)
     status, text, err = run(*common, "--tz", "Asia/Kolkata")

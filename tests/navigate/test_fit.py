@@ -106,7 +106,7 @@ def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
     """When not every item fits, the items come without matched terms, and those of segments
     other than the best item's without their title, so that more of them fit."""
     offered = _offered(12)
-    result = _fitted("", 680, offered)
+    result = _fitted("", 600, offered)
     assert 3 < len(result.evidence) < len(offered)
     best = offered[0].segment_id
     assert result.evidence[0] == attrs.evolve(offered[0], matched_terms=())
@@ -116,7 +116,7 @@ def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
         for item in result.evidence
     )
     assert {item.segment_id for item in result.evidence} == {item.segment_id for item in offered}
-    assert rendered_tokens(result) <= result.tokens_used <= 680
+    assert rendered_tokens(result) <= result.tokens_used <= 600
 
 
 def _surcharged(text: str) -> int:

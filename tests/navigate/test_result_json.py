@@ -11,6 +11,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._support.budget import group_dicts
 from tests.strategies import evidence_items, navigation_steps, nearby_events, sentences, words
 
 from tocsearch import ids
@@ -173,6 +174,12 @@ _FRAME: dict[str, Any] = {
     [
         ("x", "'segments' must be a list, got str"),
         ([1], "segments[0] must be an object, got int"),
+        ([["s"]], "segments[0] must be an object or a row [segment_id, (ids,) evidence]"),
+        ([[1, []]], "segments[0] must have a string 'segment_id'"),
+        ([["s", 1, []]], "segments[0].ids must be a string, got int"),
+        ([["s", "evt:1*:*", [["1:a", 1.0, "a"]]]], "is not an event id pattern"),
+        ([["s", "evt:16835*000:*", [["5422:a", 1.0, "a"]]]], "segments[0].evidence[0]: '5422:a'"),
+        ([["s", {}]], "segments[0] must have a list 'evidence'"),
         ([{"evidence": []}], "segments[0] must have a string 'segment_id'"),
         ([{"segment_id": "s"}], "segments[0] must have a list 'evidence'"),
         ([{"segment_id": "s", "evidence": [1]}], "segments[0].evidence[0] must be an object"),
@@ -238,9 +245,13 @@ def test_each_run_of_one_segment_is_one_group(evidence: list[Evidence]) -> None:
         for index, item in enumerate(evidence)
         if index == 0 or evidence[index - 1].segment_id != item.segment_id
     ]
-    assert [group["segment_id"] for group in data["segments"]] == runs
-    assert sum(len(group["evidence"]) for group in data["segments"]) == len(evidence)
-    assert all("segment_id" not in item for group in data["segments"] for item in group["evidence"])
+    groups = group_dicts(data)
+    assert [group["segment_id"] for group in groups] == runs
+    assert sum(len(group["evidence"]) for group in groups) == len(evidence)
+    assert all("segment_id" not in item for group in groups for item in group["evidence"])
+    # A group that says nothing but its id, pattern and items is a row.
+    for written, group in zip(data["segments"], groups, strict=True):
+        assert isinstance(written, list) == (set(group) <= {"segment_id", "ids", "evidence"})
 
 
 def test_an_event_item_leaves_out_what_its_id_and_group_say() -> None:
@@ -407,8 +418,9 @@ def test_a_row_is_exactly_a_whole_event_with_nothing_else_to_say(
     and conversation; the row holds that id (or its reference under its group's pattern),
     score and text."""
     data = _result("JWT", evidence, None).to_dict()
-    written = [item for group in data["segments"] for item in group["evidence"]]
-    group_of = {id(item): group for group in data["segments"] for item in group["evidence"]}
+    groups = group_dicts(data)
+    written = [item for group in groups for item in group["evidence"]]
+    group_of = {id(item): group for group in groups for item in group["evidence"]}
     for item, shown in zip(evidence, written, strict=True):
         group = group_of[id(shown)]
         plain = (
@@ -477,6 +489,6 @@ def test_the_markdown_cites_every_event_in_full_or_by_reference(
     ]
     assert cited_event_ids(markdown) == tuple(events)
     shortened = any(", ids evt:" in line or "(ids evt:" in line for line in markdown.splitlines())
-    assert shortened == any("ids" in group for group in result.to_dict()["segments"])
+    assert shortened == any("ids" in group for group in group_dicts(result.to_dict()))
     if shortened:
         assert EVENT_REFS_NOTE in markdown

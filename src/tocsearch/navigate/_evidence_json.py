@@ -9,10 +9,12 @@ is an event, its ``start_time`` when the one event it cites carries that time in
 ids hold their timestamp, see :mod:`tocsearch.ids`), its ``end_time`` when it equals the start,
 a statement its ``field`` when it is ``bullets``, and every key that holds its default; an
 item left with nothing but its one event id, score and text is the row ``[event_id, score,
-text]``. A run whose second or later event fits the pattern of its first event's id says the
-pattern once under ``ids``, and each event item whose id fits it cites its reference instead
-(:mod:`tocsearch.navigate._event_refs`). :func:`flat_items` puts everything back, so a result
-read from its JSON equals the one written, and refuses groups that are not groups.
+text]``, and a group left with nothing but its segment id, its pattern (below) and its items
+the row ``[segment_id, (ids,) evidence]``. A run whose second or later event fits the
+pattern of its first event's id says the pattern once under ``ids``, and each event item
+whose id fits it cites its reference instead (:mod:`tocsearch.navigate._event_refs`).
+:func:`flat_items` puts everything back, so a result read from its JSON equals the one
+written, and refuses groups that are not groups.
 
 >>> items = [
 ...     {"segment_id": "s", "segment_title": "T", "kind": "event", "text": "a",
@@ -39,7 +41,15 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.ids import EVENT_PREFIX, parse_event_id
 from tocsearch.navigate._event_refs import resolve_ref, run_pattern, short_ref, sole_event
 
-__all__ = ["IDS", "compact_item", "flat_items", "segment_group", "segment_groups"]
+__all__ = [
+    "IDS",
+    "compact_item",
+    "flat_items",
+    "group_of_row",
+    "segment_group",
+    "segment_groups",
+    "written_group",
+]
 
 # The keys an item leaves out when they hold these values, and flat_items puts back.
 _DEFAULTS: dict[str, Any] = {
@@ -60,6 +70,9 @@ _GROUP_KEYS = ("segment_title", "project", "session_id")
 
 # The key of a group's event id pattern.
 IDS = "ids"
+
+# A group that says nothing but these is written as a row, ``[segment_id, (ids,) evidence]``.
+_GROUP_ROW_KEYS = frozenset({"segment_id", IDS, "evidence"})
 
 # An item that says nothing but these is written as a row, ``[event_id, score, text]``.
 _ROW_KEYS = frozenset({"event_ids", "score", "text"})
@@ -125,7 +138,7 @@ def _unrow(item: list[Any], where: str) -> dict[str, Any]:
     return {"event_ids": [item[0]], "score": item[1], "text": item[2]}
 
 
-def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any] | list[Any]]:
     """Items (full evidence dicts, in order) as runs of one segment: ``segment_id``, the
     first item's ``segment_title``, ``project`` and ``session_id`` (each left out when empty),
     the pattern of its event ids under ``ids`` (when a later item's id fits the first's, see
@@ -135,13 +148,22 @@ def segment_groups(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not runs or runs[-1][0]["segment_id"] != item["segment_id"]:
             runs.append([])
         runs[-1].append(item)
-    groups: list[dict[str, Any]] = []
+    groups: list[dict[str, Any] | list[Any]] = []
     for run in runs:
         pattern = run_pattern([sole_event(item["kind"], item["event_ids"]) for item in run])
         group = segment_group(run[0], pattern)
         group["evidence"] = [compact_item(item, group) for item in run]
-        groups.append(group)
+        groups.append(written_group(group))
     return groups
+
+
+def written_group(group: dict[str, Any]) -> dict[str, Any] | list[Any]:
+    """``group`` as it is written: the row ``[segment_id, evidence]`` (``[segment_id, ids,
+    evidence]`` with a pattern) when that is all it says, its keys costing more than its
+    id."""
+    if set(group) <= _GROUP_ROW_KEYS:
+        return [group["segment_id"], *([group[IDS]] if IDS in group else []), group["evidence"]]
+    return group
 
 
 def segment_group(item: dict[str, Any], pattern: str | None = None) -> dict[str, Any]:
@@ -180,6 +202,22 @@ def _resolved(pattern: str, event_ids: Any, where: str) -> Any:
     return resolved
 
 
+def group_of_row(row: list[Any], where: str = "a group") -> dict[str, Any]:
+    """The group dict of a row ``[segment_id, evidence]`` or ``[segment_id, ids, evidence]``.
+
+    Raises:
+        InvalidArgument: ``row`` has not two or three parts.
+    """
+    if len(row) not in (2, 3):
+        raise InvalidArgument(
+            f"{where} must be an object or a row [segment_id, (ids,) evidence], got {row!r:.80}"
+        )
+    group = {"segment_id": row[0], "evidence": row[-1]}
+    if len(row) == 3:
+        group[IDS] = row[1]
+    return group
+
+
 def flat_items(groups: Any) -> list[dict[str, Any]]:
     """The full evidence dicts of :func:`segment_groups` output, in order.
 
@@ -192,6 +230,8 @@ def flat_items(groups: Any) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for number, group in enumerate(groups):
         where = f"segments[{number}]"
+        if isinstance(group, list):
+            group = group_of_row(group, where)
         if not isinstance(group, dict):
             raise InvalidArgument(f"{where} must be an object, got {type(group).__name__}")
         if not isinstance(group.get("segment_id"), str):

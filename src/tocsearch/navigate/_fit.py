@@ -42,7 +42,7 @@ import attrs
 from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
 from tocsearch.navigate._event_refs import id_pattern, short_ref, sole_event
-from tocsearch.navigate._evidence_json import compact_item, segment_group
+from tocsearch.navigate._evidence_json import compact_item, segment_group, written_group
 from tocsearch.navigate.result import (
     ELIDED_PATH_NOTE,
     EMPTY_EVIDENCE,
@@ -296,7 +296,9 @@ class _Meter:
             group = segment_group(data)
             group["evidence"] = [compact_item(data, group)]
             lines = run_markdown([item], self.zone, None)
-            cost = self._measured(key, _json(group) + ", ", "\n".join(lines) + "\n\n")
+            cost = self._measured(
+                key, _json(written_group(group)) + ", ", "\n".join(lines) + "\n\n"
+            )
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
@@ -343,7 +345,12 @@ class _Meter:
         for written in (None, pattern):
             group = segment_group(data, written)
             group["evidence"] = [compact_item(data, group)]
-            texts.append((_json(group), "\n".join(run_markdown([opener], self.zone, written))))
+            texts.append(
+                (
+                    _json(written_group(group)),
+                    "\n".join(run_markdown([opener], self.zone, written)),
+                )
+            )
         (plain_json, plain_markdown), (short_json, short_markdown) = texts
         characters = _Cost(
             len(short_json) - len(plain_json), len(short_markdown) - len(plain_markdown)

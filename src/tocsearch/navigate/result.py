@@ -326,7 +326,8 @@ def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) 
     head = [f'Query: "{result.query}"']
     for phrase, found in zip(result.time_hints.phrases, result.time_hints.ranges, strict=True):
         head.append(f'Time: "{phrase}" -> {found.label()}')
-    if result.terms:
+    if result.terms and not result._derived[1]:
+        # As in the JSON, terms that are the topic's own are worked out again from it.
         head.append("Terms: " + ", ".join(result.terms))
     status = "Partial result" if result.partial else "Done"
     # The fit may cut the reason away to make room for evidence: then the status stands alone.
@@ -348,7 +349,7 @@ def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) 
 _STEP_DEFAULTS: dict[str, Any] = {"parent_ids": [], "matches": [], "chosen": None}
 
 
-def segment_dicts(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
+def segment_dicts(evidence: Sequence[Evidence]) -> list[dict[str, Any] | list[Any]]:
     """The evidence as :meth:`NavigationResult.to_dict` shows it under ``segments``."""
     return segment_groups([evidence_dict(item) for item in evidence])
 
@@ -451,7 +452,7 @@ EMPTY_EVIDENCE = "No evidence found.\n\n"
 """The Markdown's evidence section when it has no item."""
 EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
 """The Markdown's last line when it cites an event."""
-EVENT_REFS_NOTE = " An event [a:b] is its segment's ids with a and b for the two *."
+EVENT_REFS_NOTE = " [a:b] fills the two * of its segment's ids."
 """What the Markdown's last line adds when a segment's events are cited by references (see
 :mod:`tocsearch.navigate._event_refs`)."""
 EXPAND_GRIP = "Expand a grip to see the full conversation behind a statement."
@@ -535,7 +536,8 @@ def _evidence_line(item: Evidence, day: date, zone: tzinfo, pattern: str | None)
         when = f"{said.hour:02d}:{said.minute:02d}"
         if said.date() != day:
             when = f"{said:%Y-%m-%d} {when}"
-        return f'- {when} "{clip(item.text, _EVENT_DISPLAY)}" {refs} ({item.score:.2f})'
+        # The score is the JSON's: the order of the lines already ranks them.
+        return f'- {when} "{clip(item.text, _EVENT_DISPLAY)}" {refs}'
     source = "" if item.field in (SearchField.BULLETS, None) else f" ({item.field.value})"
     return f'- "{item.text}" {grips or "[no grip]"} ({item.score:.2f}){source}'
 
