@@ -4,9 +4,10 @@ base class both file stores share."""
 from __future__ import annotations
 
 import abc
+import contextlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tocsearch._json_text import read_json
@@ -155,33 +156,66 @@ class FileStorage(Backend):
         if self._lock is None:
             raise read_only_error(self._path, action)
 
+    @contextlib.contextmanager
+    def _file_errors(self, action: str) -> Iterator[None]:
+        """A failure of the files (the store directory removed or replaced by a file, a disk
+        full, a permission taken away) as a StorageError naming the store and what was being
+        done, not a bare OSError from deep in a backend."""
+        try:
+            yield
+        except StorageError:
+            raise
+        except OSError as error:
+            raise StorageError(f"cannot {action}: {self._files_failure(error)}") from error
+
+    def _files_failure(self, error: OSError) -> str:
+        where = f": {os.fsdecode(error.filename)}" if error.filename is not None else ""
+        failure = f"{error.strerror or error}{where}"
+        if not self._path.is_dir():
+            kind = "a file" if self._path.exists() else "gone"
+            return f"store directory {str(self._path)!r} is {kind} now ({failure})"
+        return f"store {str(self._path)!r}: {failure}"
+
     def put_nodes(self, nodes: Iterable[TocNode]) -> None:
         self._ensure_writable("put nodes")
-        super().put_nodes(nodes)
+        with self._file_errors("put nodes"):
+            super().put_nodes(nodes)
 
     def delete_node(self, node_id: str) -> None:
         self._ensure_writable("delete a node")
-        super().delete_node(node_id)
+        with self._file_errors("delete a node"):
+            super().delete_node(node_id)
 
     def put_grips(self, grips: Iterable[Grip]) -> None:
         self._ensure_writable("put grips")
-        super().put_grips(grips)
+        with self._file_errors("put grips"):
+            super().put_grips(grips)
 
     def delete_grip(self, grip_id: str) -> None:
         self._ensure_writable("delete a grip")
-        super().delete_grip(grip_id)
+        with self._file_errors("delete a grip"):
+            super().delete_grip(grip_id)
 
     def put_events(self, events: Iterable[Event]) -> None:
         self._ensure_writable("put events")
-        super().put_events(events)
+        with self._file_errors("put events"):
+            super().put_events(events)
 
     def delete_events(self, event_ids: Iterable[str]) -> None:
         self._ensure_writable("delete events")
-        super().delete_events(event_ids)
+        with self._file_errors("delete events"):
+            super().delete_events(event_ids)
 
     def scrub(self) -> None:
         self._ensure_writable("scrub the store")
-        super().scrub()
+        with self._file_errors("scrub the store"):
+            super().scrub()
+
+    def close(self) -> None:
+        """Release the files and the writer lock (the lock even when a file cannot be
+        written)."""
+        with self._file_errors("close the store"):
+            super().close()
 
     def refresh(self) -> None:
         """Forget what was read from the store, so the next query sees every durable write.
@@ -191,7 +225,8 @@ class FileStorage(Backend):
         """
         self._ensure_open()
         try:
-            self._reload()
+            with self._file_errors("read the store again"):
+                self._reload()
         finally:
             self._wrote()
 

@@ -467,6 +467,10 @@ class JsonDirStorage(FileStorage):
             StoreCorrupted: naming the first broken file.
         """
         self._ensure_open()
+        with self._file_errors("check the store"):
+            self._check_files()
+
+    def _check_files(self) -> None:
         self._check_strays()
         self._node_index.check()
         self._event_index.check()

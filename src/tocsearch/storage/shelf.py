@@ -29,6 +29,7 @@ out was changed after it was written. Each of these makes opening and :meth:`che
 
 from __future__ import annotations
 
+import contextlib
 import dbm.dumb
 import io
 import os
@@ -500,8 +501,9 @@ class ShelveStorage(FileStorage):
             StoreCorrupted: naming the first broken record and the file that holds it.
         """
         self._ensure_open()
-        self._verify_journal(self._journal.read())
-        super().check()
+        with self._file_errors("check the store"):
+            self._verify_journal(self._journal.read())
+            super().check()
 
     def _reload(self) -> None:
         assert self._shelf is not None
@@ -517,9 +519,17 @@ class ShelveStorage(FileStorage):
     def _release(self) -> None:
         try:
             self._journal.close()
-            if self._shelf is not None:
-                self._shelf.close()
-                self._shelf = None
+            shelf, self._shelf = self._shelf, None
+            if shelf is not None:
+                try:
+                    shelf.close()
+                except OSError:
+                    # The shelf's sync failed (its folder gone) before it closed the database,
+                    # whose collection would then try again and print the failure: close it
+                    # now, quietly, and raise the failure once.
+                    with contextlib.suppress(OSError):
+                        shelf.database.close()  # type: ignore[attr-defined]
+                    raise
                 if self._lock is not None:
                     # The close-time rewrite of .dir is not fsynced by dbm.dumb.
                     fsync_file(self._base.with_suffix(".dir"))
