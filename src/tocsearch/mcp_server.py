@@ -18,7 +18,6 @@ needs no SDK at all.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from datetime import datetime, tzinfo
@@ -30,7 +29,7 @@ import attrs
 from tocsearch.errors import StorageError, TocsearchError
 from tocsearch.service import MemoryService
 from tocsearch.storage import open_store
-from tocsearch.tools import Tool, decode_arguments, error_answer, tools_named
+from tocsearch.tools import Tool, answer_json, decode_arguments, error_answer, tools_named
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -118,24 +117,20 @@ class ToolHost:
         try:
             decoded = decode_arguments(arguments)
             if name == "sync" and self._sync is not None:
-                return _json(self._sync(self.store, decoded)), False
+                return answer_json(self._sync(self.store, decoded)), False
             tool = self._tools.get(name)
             if tool is None:
                 known = ", ".join([*self._tools, *(["sync"] if self._sync else [])])
                 return error_answer("UnknownTool", f"unknown tool {name!r}; known: {known}"), True
             with open_store(self.store, readonly=True) as storage:
                 service = MemoryService(storage, now=self._asked_at())
-                return _json(tool.call(service, decoded)), False
+                return answer_json(tool.call(service, decoded)), False
         except StorageError as error:
             return error_answer(type(error).__name__, _no_store_hint(self.store, error)), True
         except TocsearchError as error:
             return error_answer(type(error).__name__, str(error)), True
         except Exception as error:  # a call must never take the server down
             return error_answer(type(error).__name__, str(error) or repr(error)), True
-
-
-def _json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False)
 
 
 def _no_store_hint(store: Path, error: StorageError) -> str:

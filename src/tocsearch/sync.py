@@ -36,6 +36,7 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.ingest._batches import day_batches
 from tocsearch.models import Event
 from tocsearch.privacy import finish_pending, load_ignore_list, without_ignored
+from tocsearch.storage import store_backend
 from tocsearch.storage.protocol import Storage
 
 __all__ = [
@@ -109,16 +110,26 @@ def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
     ``.jsonl`` file a transcript.
 
     Raises:
-        ImportFailed: a path does not exist or is a file of another kind.
+        ImportFailed: a path does not exist, is a file of another kind, or is neither a file
+            nor a folder (a pipe, a device).
     """
     found: dict[Path, SourceFile] = {}
     for given in paths:
         path = Path(given).expanduser()
+        try:
+            path.stat()
+        except OSError as error:  # a name too long, a folder on the way that is a file...
+            if not isinstance(error, FileNotFoundError):
+                raise ImportFailed(f"{path}: {error.strerror or error}") from None
+        except ValueError:  # a NUL, or a surrogate no file name's bytes decode to
+            raise ImportFailed(f"{str(path)!r} is not a path this system can name") from None
         if path.is_dir():
             export = unpacked_export(path)
             files = [SourceFile(export, _CHATGPT)] if export is not None else _transcripts(path)
         elif path.is_file():
             files = [SourceFile(path, _file_kind(path))]
+        elif path.exists():  # a pipe, a device or a socket, which a sync would never finish
+            raise ImportFailed(f"{path}: not a file or a folder")
         else:
             raise ImportFailed(f"{path}: no such file or directory")
         for source in files:
@@ -179,9 +190,13 @@ def sync_sources(
 
     Raises:
         ImportFailed: a path does not exist or is not a known kind of file.
+        StorageError: ``store`` is a file, or a store of a format this version cannot read.
         StoreLocked: another writer holds the store.
     """
     root = Path(store)
+    # Refused before any file is read, also when nothing new would need the store opened
+    # (the sync state is kept in it).
+    store_backend(root)
     sources = source_files(paths)
     state = load_state(root)
     remembered = {} if full else dict(state)

@@ -13,7 +13,6 @@ checks come from that record), and the service call that answers it. The MCP ser
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -22,6 +21,7 @@ import attrs
 
 from tocsearch._arguments import field_default
 from tocsearch._json_text import read_json
+from tocsearch._terminal import terminal_json
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
 from tocsearch.index import SearchIndex, SearchOutcome, format_context
@@ -43,7 +43,7 @@ from tocsearch.service import MemoryService
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, estimate_tokens
 
-__all__ = ["AgentTools", "Tool", "decode_arguments", "error_answer", "tools_named"]
+__all__ = ["AgentTools", "Tool", "answer_json", "decode_arguments", "error_answer", "tools_named"]
 
 
 @attrs.frozen
@@ -171,9 +171,17 @@ def tools_named(*names: str) -> tuple[Tool, ...]:
     return tuple(_EVERY_TOOL[name] for name in names)
 
 
+def answer_json(data: Any) -> str:
+    """A call's answer as JSON that UTF-8 can carry, as every transport sends it: an unpaired
+    surrogate (a file name that is not UTF-8, quoted in a sync's answer or an error) is written
+    as a ``\\u`` escape, which reads back as the same string, not raw, which no UTF-8
+    encoder takes (:func:`tocsearch._terminal.terminal_json`)."""
+    return terminal_json(data)
+
+
 def error_answer(kind: str, message: str) -> str:
     """The JSON answer for a failed call: ``{"error": {"type": kind, "message": message}}``."""
-    return json.dumps({"error": {"type": kind, "message": message}}, ensure_ascii=False)
+    return answer_json({"error": {"type": kind, "message": message}})
 
 
 def decode_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -280,7 +288,7 @@ class AgentTools:
             decoded = decode_arguments(arguments)
             if tool is _NAVIGATE and decoded.get("token_budget") is None:
                 decoded["token_budget"] = self.navigator_budget
-            return json.dumps(tool.call(self.service, decoded), ensure_ascii=False)
+            return answer_json(tool.call(self.service, decoded))
         except TocsearchError as error:
             return error_answer(type(error).__name__, str(error))
         except Exception as error:  # a tool call must never take the agent loop down
