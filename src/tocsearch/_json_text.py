@@ -11,14 +11,29 @@ forged continuation token or a model's tool arguments would otherwise escape eve
 Traceback (most recent call last):
   ...
 ValueError: JSON nested too deep to read
+
+A number longer than Python reads into an ``int`` (4,300 digits by default) is said to be one,
+without the interpreter's advice to raise the limit, which a reader of the message cannot take:
+
+>>> read_json("1" * 5000)
+Traceback (most recent call last):
+  ...
+ValueError: JSON holds a number of more than 4300 digits
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
-__all__ = ["read_json"]
+__all__ = ["long_number", "read_json"]
+
+
+def long_number() -> str:
+    """What a JSON text holds when ``json.loads`` raises a ``ValueError`` that is not a
+    ``JSONDecodeError``: the one such error is ``int()`` refusing a number that long."""
+    return f"a number of more than {sys.get_int_max_str_digits()} digits"
 
 
 def read_json(text: str | bytes | bytearray) -> Any:
@@ -26,9 +41,13 @@ def read_json(text: str | bytes | bytearray) -> Any:
 
     Raises:
         ValueError: the text is not JSON (``json.JSONDecodeError``, with its position), or it
-            nests too deep to read.
+            nests too deep, or holds a number too long, to read.
     """
     try:
         return json.loads(text)
     except RecursionError:
         raise ValueError("JSON nested too deep to read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        raise ValueError(f"JSON holds {long_number()}") from None

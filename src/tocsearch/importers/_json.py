@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from tocsearch._json_text import long_number
 from tocsearch.errors import ImportFailed
 from tocsearch.importers._collect import BadRecord
 
@@ -60,12 +61,13 @@ def _too_deep_reason() -> str:
 
 
 def json_reason(error: ValueError) -> str:
-    """A JSON syntax error as ``Expecting value at line 1, column 5`` (no doubled words)."""
+    """Why ``json.loads`` refused a text: a syntax error as ``Expecting value at line 1,
+    column 5`` (no doubled words), or the number too long for ``int()`` that it holds."""
     if isinstance(error, json.JSONDecodeError):
         # json's messages may end with "at" ("Unterminated string starting at").
         message = error.msg.removesuffix(" at")
         return f"{message} at line {error.lineno}, column {error.colno}"
-    return str(error)
+    return f"it holds {long_number()}"
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
