@@ -38,7 +38,9 @@ from tocsearch._arguments import (
 )
 from tocsearch._limits import CONTEXT_EVENTS_LIMIT
 from tocsearch.errors import InvalidArgument
+from tocsearch.ids import EVENT_PREFIX
 from tocsearch.levels import TocLevel
+from tocsearch.navigate._event_refs import resolve_ref
 from tocsearch.search import DEFAULT_LIMIT, SearchField
 from tocsearch.text import query_terms
 
@@ -77,6 +79,10 @@ _BUDGET = (
 _LIMIT = "At most this many results."
 _SINCE = "Only what happened at or after this ISO 8601 moment, e.g. 2026-03-01T00:00:00Z."
 _UNTIL = "Only what happened before this ISO 8601 moment."
+_IDS = (
+    "The ids pattern of the segment a short reference was cited under in a navigate answer, "
+    "such as evt:16835*000:conv-26:D1:*; absent for a full id."
+)
 _PROJECT = "Only conversations of this project: a part of its name or working directory, any case."
 _SESSION = "Only this session: its id, or the start of it."
 
@@ -209,9 +215,29 @@ class ExpandGripRequest:
 class ExpandEventRequest:
     """One raw event (as cited by navigator evidence), with some context on either side."""
 
-    event_id: str = text_field("An event id such as evt:1769781900000:a1.")
+    event_id: str = text_field(
+        "An event id such as evt:1769781900000:a1, or with ids a short reference such as "
+        "54220:3 (as navigate answers cite a segment's events)."
+    )
     events_before: int = _context_field("Events of context before the event.")
     events_after: int = _context_field("Events of context after the event.")
+    ids: str | None = optional_text_field(_IDS)
+
+    def full_event_id(self) -> str:
+        """The event id asked for: ``event_id`` itself, or the reference ``event_id`` filled
+        into the pattern ``ids`` (the brackets an answer writes around it may stay).
+
+        >>> ExpandEventRequest("[54220:3]", ids="evt:16835*000:conv-26:D1:*").full_event_id()
+        'evt:1683554220000:conv-26:D1:3'
+
+        Raises:
+            InvalidArgument: ``ids`` is not a pattern or ``event_id`` does not fill it.
+        """
+        if self.ids is None:
+            return self.event_id
+        return resolve_ref(
+            self.ids.strip(), self.event_id.strip().removeprefix("[").removesuffix("]")
+        )
 
 
 @attrs.frozen
@@ -219,10 +245,16 @@ class ExpandRequest:
     """The raw events behind a grip id or around an event id, with context on either side."""
 
     target: str = text_field(
-        "A grip id (grip:..., from a bullet) or an event id (evt:..., from evidence)."
+        "A grip id (grip:..., from a bullet) or an event id (evt:..., from evidence); with "
+        "ids, a short reference such as 54220:3."
     )
     events_before: int = _context_field("Events of context before.")
     events_after: int = _context_field("Events of context after.")
+    ids: str | None = optional_text_field(_IDS)
+
+    def is_event(self) -> bool:
+        """Whether ``target`` names an event: an event id, or a reference with ``ids``."""
+        return self.ids is not None or self.target.strip().startswith(EVENT_PREFIX)
 
     def as_grip(self) -> ExpandGripRequest:
         """The same request for a grip."""
@@ -230,7 +262,7 @@ class ExpandRequest:
 
     def as_event(self) -> ExpandEventRequest:
         """The same request for an event."""
-        return ExpandEventRequest(self.target, self.events_before, self.events_after)
+        return ExpandEventRequest(self.target, self.events_before, self.events_after, self.ids)
 
 
 @attrs.frozen

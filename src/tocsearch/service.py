@@ -28,7 +28,6 @@ from tocsearch._neighbours import conversation_events, conversation_neighbours
 from tocsearch._scope import Scope
 from tocsearch.budget import fit_to_budget
 from tocsearch.errors import InvalidArgument
-from tocsearch.ids import EVENT_PREFIX
 from tocsearch.index import IndexingStorage, IndexSeeder, SearchIndex, SearchOutcome
 from tocsearch.index._search import run_search
 from tocsearch.levels import TocLevel
@@ -350,7 +349,7 @@ class MemoryService:
             InvalidArgument: empty event id or a negative context size.
             EventNotFound: no such event.
         """
-        event = self.storage.get_event(request.event_id)
+        event = self.storage.get_event(request.full_event_id())
         return ExpandEventResponse(
             event=event,
             events_before=tuple(
@@ -362,12 +361,13 @@ class MemoryService:
         )
 
     def expand(self, request: ExpandRequest) -> ExpandGripResponse | ExpandEventResponse:
-        """:meth:`expand_event` for an event id (``evt:...``), else :meth:`expand_grip`.
+        """:meth:`expand_event` for an event id (``evt:...``) or a reference with its ``ids``
+        pattern, else :meth:`expand_grip`.
 
         Raises:
             GripNotFound, EventNotFound: no such grip or event.
         """
-        if request.target.strip().startswith(EVENT_PREFIX):
+        if request.is_event():
             return self.expand_event(request.as_event())
         return self.expand_grip(request.as_grip())
 

@@ -83,7 +83,7 @@ _NAVIGATE = Tool(
     "periods, and returns cited evidence (raw events and bullets with their ids) and the path "
     "it took, all within token_budget. In a segment with an 'ids' pattern such as "
     "'evt:16835*000:conv-26:D1:*', an event cited as 'a:b' is that pattern with a and b for "
-    "its two '*' (evt:1683554220000:conv-26:D1:3 for '54220:3').",
+    "its two '*' (evt:1683554220000:conv-26:D1:3 for '54220:3'); expand takes either form.",
     NavigateRequest,
     lambda service, request: service.navigate(request).to_dict(),
 )

@@ -33,6 +33,12 @@ def register(commands: Commands, shared: SharedOptions) -> None:
         "expand", parents=parents, help="show the events behind a grip or an event id"
     )
     expand.add_argument("target", metavar="GRIP_OR_EVENT_ID")
+    expand.add_argument(
+        "--ids",
+        metavar="PATTERN",
+        help="the segment's ids pattern (evt:...*...*) when the target is a short reference "
+        "such as 54220:3 from a navigate answer",
+    )
     context = whole_number(0, CONTEXT_EVENTS_LIMIT)
     for side in ("before", "after"):
         expand.add_argument(
@@ -75,7 +81,7 @@ def _expand(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with open_store(args, writing=False) as storage:
         clock = asker_zone(args)
         response = MemoryService(storage).expand(
-            ExpandRequest(args.target, args.before, args.after)
+            ExpandRequest(args.target, args.before, args.after, args.ids)
         )
         if isinstance(response, ExpandEventResponse):
             around = response
