@@ -167,7 +167,9 @@ def a_helper_sends_results_ahead_of_their_reading() -> None:
     where its pipe is widened), so it never waits for this process to read one."""
     jobs = list(range(20))
     with HelperWork(_day_sized, jobs, helpers=1) as work:
-        (helper,) = multiprocessing.active_children()
+        # The helper's own handle: active_children() leaves out (and reaps) a helper that has
+        # already made, sent and exited, which a quick one may do before this line.
+        ((helper, _),) = work._helpers
         if sys.platform == "linux":
             # Nothing is read until the helper has sent every result and exited.
             helper.join(60)
