@@ -38,6 +38,7 @@ from tocsearch.ids import EVENT_PREFIX, check_event_id
 __all__ = [
     "cited_event_ids",
     "id_pattern",
+    "item_ref",
     "resolve_ref",
     "run_pattern",
     "short_ref",
@@ -138,6 +139,14 @@ def sole_event(kind: str, event_ids: Sequence[str]) -> str | None:
     """The event an item cites by a reference when its run has a pattern: an event item's
     one event id (a statement's events are always written in full)."""
     return event_ids[0] if kind == "event" and len(event_ids) == 1 else None
+
+
+def item_ref(pattern: str | None, kind: str, event_ids: Sequence[str]) -> str | None:
+    """The reference an item (of ``kind``, citing ``event_ids``) is cited by in a run whose
+    pattern is ``pattern``: its :func:`sole_event`'s, None when the run has no pattern, the
+    item has no sole event or that event does not fit."""
+    sole = sole_event(kind, event_ids)
+    return None if pattern is None or sole is None else short_ref(pattern, sole)
 
 
 def run_pattern(cited: Sequence[str | None]) -> str | None:

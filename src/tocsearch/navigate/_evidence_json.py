@@ -39,7 +39,7 @@ from typing import Any
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.ids import EVENT_PREFIX, parse_event_id
-from tocsearch.navigate._event_refs import resolve_ref, run_pattern, short_ref, sole_event
+from tocsearch.navigate._event_refs import item_ref, resolve_ref, run_pattern, sole_event
 
 __all__ = [
     "IDS",
@@ -107,12 +107,10 @@ def _compact(item: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     for key, default in _DEFAULTS.items():
         if key in data and data[key] == default:
             del data[key]
-    pattern = group.get(IDS)
-    if pattern is not None and "kind" not in data:
-        cited = sole_event("event", data.get("event_ids", ()))
-        ref = None if cited is None else short_ref(pattern, cited)
-        if ref is not None:
-            data["event_ids"] = [ref]
+    # An event item ("kind" left out as the default) whose one event fits the pattern.
+    ref = None if "kind" in data else item_ref(group.get(IDS), "event", data.get("event_ids", ()))
+    if ref is not None:
+        data["event_ids"] = [ref]
     # A statement's field is "bullets" unless it says otherwise; an event has none.
     if data.get("kind") == "bullet" and data.get("field") == _BULLETS:
         del data["field"]

@@ -41,7 +41,7 @@ import attrs
 
 from tocsearch._clock import parse_zone
 from tocsearch.errors import InvalidArgument
-from tocsearch.navigate._event_refs import id_pattern, short_ref, sole_event
+from tocsearch.navigate._event_refs import id_pattern, item_ref, sole_event
 from tocsearch.navigate._evidence_json import compact_item, segment_group, written_group
 from tocsearch.navigate.result import (
     ELIDED_PATH_NOTE,
@@ -328,9 +328,7 @@ class _Meter:
     def fits(self, item: Evidence, opener: Evidence) -> bool:
         """Whether ``item``, after ``opener`` in its run, is cited by a reference: its one
         event fits the pattern of the opener's."""
-        pattern = self.pattern(opener)
-        sole = sole_event(item.kind.value, item.event_ids)
-        return pattern is not None and sole is not None and short_ref(pattern, sole) is not None
+        return item_ref(self.pattern(opener), item.kind.value, item.event_ids) is not None
 
     def switch(self, opener: Evidence) -> tuple[_Cost, _Cost]:
         """What writing its pattern adds to a run that ``opener`` begins (the pattern in the

@@ -20,7 +20,7 @@ from tocsearch._clock import local_time, parse_zone
 from tocsearch.converter import from_dict, to_dict
 from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
-from tocsearch.navigate._event_refs import run_pattern, short_ref, sole_event
+from tocsearch.navigate._event_refs import item_ref, run_pattern, sole_event
 from tocsearch.navigate._evidence_json import flat_items, segment_groups
 from tocsearch.navigate._terms import searched_terms
 from tocsearch.navigate.timehints import TimeHints, topic_without
@@ -527,8 +527,7 @@ def _evidence_line(item: Evidence, day: date, zone: tzinfo, pattern: str | None)
     fits ``pattern``), or a statement with its grips."""
     grips = " ".join(f"[{grip}]" for grip in item.grip_ids)
     if item.kind is EvidenceKind.EVENT:
-        sole = sole_event(item.kind.value, item.event_ids)
-        ref = None if pattern is None or sole is None else short_ref(pattern, sole)
+        ref = item_ref(pattern, item.kind.value, item.event_ids)
         shown = item.event_ids if ref is None else (ref,)
         cited = " ".join(f"[{event_id}]" for event_id in shown)
         refs = f"{cited} {grips}".rstrip()
