@@ -60,6 +60,7 @@ __all__ = [
     "latest_built",
     "open_built",
     "source_digest",
+    "write_json",
 ]
 
 DEFAULT_ROOT = Path(__file__).resolve().parent / ".cache" / "planted"
@@ -95,7 +96,7 @@ def ensure_history(root: Path, events: int, *, needles_per_size: int, seed: int)
         planted = plant_history(events, needles_per_size=needles_per_size, seed=seed)
         write_jsonl(planted.events, directory / "history.jsonl")
         write_needles(planted.needles, directory / "needles.json")
-        _write_json(meta, {"events": len(planted.events), "end": planted.end.isoformat()})
+        write_json(meta, {"events": len(planted.events), "end": planted.end.isoformat()})
     facts = json.loads(meta.read_text(encoding="utf-8"))
     return History(
         directory,
@@ -121,7 +122,7 @@ def ensure_fts5(history: History) -> tuple[Path, float]:
         index = Fts5Index(((r["event_id"], r["text"]) for r in records), times=times, path=path)
         seconds = time.perf_counter() - started
         index.close()
-        _write_json(meta, {"seconds": seconds})
+        write_json(meta, {"seconds": seconds})
     return path, float(json.loads(meta.read_text(encoding="utf-8"))["seconds"])
 
 
@@ -196,7 +197,7 @@ def ensure_store(
         "commit": _commit(),
         "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    _write_json(meta, record)
+    write_json(meta, record)
     return _built(record, directory, reused=False)
 
 
@@ -288,7 +289,8 @@ def _clear(directory: Path) -> None:
     directory.mkdir(parents=True)
 
 
-def _write_json(path: Path, record: dict[str, object]) -> None:
+def write_json(path: Path, record: dict[str, object]) -> None:
+    """Write ``record`` to ``path`` whole or not at all, so a cache's meta file is complete."""
     # Written to a temporary name first: a file present under its own name is complete.
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")

@@ -10,8 +10,9 @@ store come from the planted-needle cache (:mod:`benchmarks._planted_cache`: gene
 and built through the real pipeline); ``--built-by`` reads the store earlier sources built
 instead, when building anew takes too long. The index is the sidecar
 :class:`tocsearch.index.SearchIndex` builds beside a store (full text only), kept in the
-history's cache folder and built on first use, its build timed. Each needle is asked bare, as
-the planted-needle section of ``bench_speed.py`` asks it:
+history's cache folder and built on first use, its build timed and the time kept beside it
+(``index-<store>.json``), so a run that reuses the index prints how long it took to build.
+Each needle is asked bare, as the planted-needle section of ``bench_speed.py`` asks it:
 
 - ``navigator``: ``Navigator(token_budget=T).navigate(terms)``, as without an index;
 - ``navigator + index``: the same with ``seeder=IndexSeeder(index)`` (the teleport);
@@ -25,8 +26,10 @@ needle after three warm-up calls. Not a test: nothing asserts a time.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,15 +38,19 @@ from benchmarks._lexical import Fts5Index
 from benchmarks._planted import pick_needles
 from benchmarks._planted_cache import (
     DEFAULT_ROOT,
+    BuiltStore,
+    History,
     ensure_fts5,
     ensure_history,
     ensure_store,
     open_built,
+    write_json,
 )
 from benchmarks._planted_measure import FOUND_WITHIN, Found, _Cited, _found
 from tocsearch.errors import InvalidArgument
 from tocsearch.index import IndexSeeder, SearchIndex, SearchMode
 from tocsearch.navigate import Navigator
+from tocsearch.storage.protocol import Storage
 
 
 def _row(name: str, found: Found, baseline: Found) -> str:
@@ -53,6 +60,30 @@ def _row(name: str, found: Found, baseline: Found) -> str:
     return (
         f"| {name} | {found.recall:.0%} | {terms} | {median:.2f} "
         f"| {found.timing.p90 * 1000:.2f} | {ratio:.1f}x |"
+    )
+
+
+def _cached_index(storage: Storage, history: History, store: BuiltStore) -> tuple[SearchIndex, str]:
+    """The history's index of ``store``, built and synced now when it is not complete, and a
+    line saying how long opening and syncing took and, for a reused index, how long its build
+    took when it was built (kept in its meta file, written once the build is complete)."""
+    path = history.directory / f"index-{store.path.name}.sqlite"
+    meta = path.with_suffix(".json")
+    started = time.perf_counter()
+    index = SearchIndex(storage, path)
+    report = index.sync()
+    seconds = time.perf_counter() - started
+    opened = f"index: {seconds:.1f} s to open and sync"
+    if report.events_added:
+        built_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        write_json(meta, {"seconds": seconds, "events": report.events_added, "built_at": built_at})
+        return index, f"{opened} (built now, {report.events_added:,} events)"
+    if not meta.is_file():
+        return index, f"{opened} (reused; built before its build time was kept)"
+    built = json.loads(meta.read_text(encoding="utf-8"))
+    return index, (
+        f"{opened} (reused; built in {float(built['seconds']):.1f} s, "
+        f"{int(built['events']):,} events, at {built['built_at']})"
     )
 
 
@@ -83,10 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     fts_path, _ = ensure_fts5(history)
     storage = open_built(store)
     try:
-        started = time.perf_counter()
-        index = SearchIndex(storage, history.directory / f"index-{store.path.name}.sqlite")
-        report = index.sync()
-        index_seconds = time.perf_counter() - started
+        index, index_line = _cached_index(storage, history, store)
         plain = _Cited(Navigator(storage, now=history.end, token_budget=args.budget))
         teleported = _Cited(
             Navigator(storage, now=history.end, token_budget=args.budget, seeder=IndexSeeder(index))
@@ -113,10 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         f"({len(store.leaked)} of {len(history.needles)} leaked into the tree and left out); "
         f"budget {args.budget} tokens"
     )
-    print(
-        f"index: {index_seconds:.1f} s to open and sync "
-        f"({'built now' if report.events_added else 'reused'}, {report.events_added:,} events)"
-    )
+    print(index_line)
     print()
     print("| method | found | found by 1 / 2 / 3 terms | median ms | p90 ms | median / FTS5 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")

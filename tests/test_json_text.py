@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tocsearch._json_text import read_json
+from tocsearch._json_text import RepeatedKey, read_json
 
 
 @given(
@@ -40,3 +41,35 @@ def test_malformed_json_is_still_the_value_error_json_raises() -> None:
     """Other malformed text raises json's own error, with its position."""
     with pytest.raises(json.JSONDecodeError, match="line 1 column 7"):
         read_json('{"a": }')
+
+
+_KEYS = st.text(max_size=6)
+_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(value=_VALUES)
+def test_unique_keys_reads_every_json_without_repeats_as_json_does(value: Any) -> None:
+    """A text with no repeated key reads the same with or without unique_keys."""
+    text = json.dumps(value)
+    assert read_json(text, unique_keys=True) == json.loads(text)
+
+
+@given(inner=st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=3), data=st.data())
+def test_unique_keys_refuses_a_repeat_at_any_depth_naming_the_key(
+    inner: dict[str, Any], data: st.DataObject
+) -> None:
+    """An object that repeats a key, however deep it sits, is refused with RepeatedKey naming
+    that key, a ValueError like every other refusal of read_json."""
+    key = data.draw(st.sampled_from(sorted(inner)), label="key")
+    depth = data.draw(st.integers(0, 4), label="depth")
+    text = json.dumps(inner)[:-1] + f", {json.dumps(key)}: 0}}"
+    for _ in range(depth):
+        text = f'{{"outer": [{text}]}}'
+    with pytest.raises(RepeatedKey) as raised:
+        read_json(text, unique_keys=True)
+    assert raised.value.key == key
+    assert isinstance(raised.value, ValueError)

@@ -81,6 +81,12 @@ def test_browse_and_search_walk_the_tree(host: ToolHost) -> None:
         ("expand", {"target": "grip:1:missing"}, "GripNotFound", "grip:1:missing"),
         ("drop_tables", {}, "UnknownTool", "unknown tool"),
         ("browse", "[1]", "InvalidArgument", "JSON object"),
+        (
+            "navigate",
+            '{"query": "jwt", "query": "refresh"}',
+            "InvalidArgument",
+            "arguments give the key 'query' more than once",
+        ),
     ],
 )
 def test_bad_calls_are_error_results(

@@ -177,3 +177,45 @@ def test_handle_tool_call_never_raises(name: str, arguments: Any) -> None:
     storage = InMemoryStorage()
     answer = json.loads(AgentTools(storage, now=EXAMPLE_END).handle_tool_call(name, arguments))
     assert isinstance(answer, dict)
+
+
+def _with_repeated_key(arguments: dict[str, Any], key: str, value: Any) -> str:
+    """The JSON text of ``arguments`` with ``key`` written once more, last, holding ``value``."""
+    body = json.dumps(arguments)[:-1]
+    separator = ", " if arguments else ""
+    return f"{body}{separator}{json.dumps(key)}: {json.dumps(value)}}}"
+
+
+@given(
+    name=st.sampled_from(TOOL_NAMES),
+    arguments=st.dictionaries(
+        st.sampled_from(["query", "node_id", "limit", "token_budget"]),
+        st.one_of(st.integers(1, 50), st.text(min_size=1, max_size=10)),
+        min_size=1,
+        max_size=3,
+    ),
+    data=st.data(),
+)
+def test_a_repeated_argument_key_is_refused_naming_the_key(
+    name: str, arguments: dict[str, Any], data: st.DataObject
+) -> None:
+    """Arguments whose JSON gives one key twice (same value or not) are refused as
+    InvalidArgument naming the key, never answered from whichever value came last."""
+    key = data.draw(st.sampled_from(sorted(arguments)), label="key")
+    value = data.draw(st.one_of(st.just(arguments[key]), st.integers(1, 50)), label="value")
+    text = _with_repeated_key(arguments, key, value)
+    answer = json.loads(AgentTools(InMemoryStorage(), now=EXAMPLE_END).handle_tool_call(name, text))
+    assert answer["error"]["type"] == "InvalidArgument"
+    assert answer["error"]["message"] == (
+        f"arguments give the key {key!r} more than once; give each argument once"
+    )
+
+
+def test_a_repeated_key_inside_a_nested_argument_is_refused(tools: AgentTools) -> None:
+    """A key repeated inside an object nested in the arguments is refused the same way."""
+    text = '{"query": "jwt", "scope": {"session": "a", "session": "b"}}'
+    answer = call(tools, "navigate", text)
+    assert answer["error"] == {
+        "type": "InvalidArgument",
+        "message": "arguments give the key 'session' more than once; give each argument once",
+    }

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from tocsearch._arguments import field_default
-from tocsearch._json_text import read_json
+from tocsearch._json_text import RepeatedKey, read_json
 from tocsearch._terminal import terminal_json
 from tocsearch.converter import to_dict
 from tocsearch.errors import InvalidArgument, TocsearchError
@@ -188,13 +188,18 @@ def decode_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
     """A tool call's arguments as a dict, from the JSON string a model produced or a mapping.
 
     Raises:
-        InvalidArgument: the text is not JSON, or not a JSON object.
+        InvalidArgument: the text is not JSON, not a JSON object, or gives a key twice (which
+            of the two the model meant cannot be told, so neither is taken).
     """
     if arguments is None or arguments == "":
         return {}
     if isinstance(arguments, str):
         try:
-            decoded = read_json(arguments)
+            decoded = read_json(arguments, unique_keys=True)
+        except RepeatedKey as error:
+            raise InvalidArgument(
+                f"arguments give the key {error.key!r} more than once; give each argument once"
+            ) from None
         except ValueError as error:
             raise InvalidArgument(f"arguments are not valid JSON: {error}") from None
     else:

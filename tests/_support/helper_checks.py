@@ -30,6 +30,7 @@ __all__ = [
     "a_helper_ignores_ctrl_c",
     "a_helper_sends_results_ahead_of_their_reading",
     "a_helper_that_dies_hands_its_jobs_back",
+    "a_helper_whose_pipe_cannot_be_widened_sends_everything",
     "a_long_history_rolls_up_the_same_with_helpers",
     "helpers_make_some_jobs_and_this_process_the_rest",
     "stopping_early_ends_the_helpers",
@@ -175,6 +176,31 @@ def a_helper_sends_results_ahead_of_their_reading() -> None:
             helper.join(60)
             assert helper.exitcode == 0
         assert list(work.results()) == [_day_sized(job) for job in jobs]
+
+
+def a_helper_whose_pipe_cannot_be_widened_sends_everything() -> None:
+    """Where the system refuses to widen a helper's pipe (the user's pipe pages spent), the
+    helper sends its day-sized results through the pipe as it is: every result arrives, in
+    order, and nothing is raised."""
+    if sys.platform != "linux":
+        return
+    import fcntl
+
+    real = fcntl.fcntl
+
+    def refusing(descriptor: int, command: int, *args: Any) -> Any:
+        if command == fcntl.F_SETPIPE_SZ:
+            raise PermissionError(1, "Operation not permitted")
+        return real(descriptor, command, *args)
+
+    fcntl.fcntl = refusing  # type: ignore[assignment]
+    try:
+        jobs = list(range(20))
+        with HelperWork(_day_sized, jobs, helpers=2) as work:
+            assert work.helpers == 2
+            assert list(work.results()) == [_day_sized(job) for job in jobs]
+    finally:
+        fcntl.fcntl = real
 
 
 def _tree(storage: InMemoryStorage) -> dict[str, Any]:

@@ -149,7 +149,7 @@ def test_non_utf8_file_is_refused_with_the_offset(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 are refused with their offset, not decoded by guesswork."""
     path = tmp_path / "conversations.json"
     path.write_bytes(b'[{"title": "caf\xe9"}]')
-    with pytest.raises(ImportFailed, match=r"not UTF-8 text \(byte 0xe9 at offset 15\)"):
+    with pytest.raises(ImportFailed, match=r"not UTF-8 text \(byte 0xe9 on line 1, offset 15\)"):
         load_chatgpt(path)
 
 

@@ -3,13 +3,19 @@ nothing lost when a helper fails or dies."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+if sys.platform == "linux":
+    import fcntl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support import helper_checks
@@ -88,3 +94,36 @@ def test_a_helpers_pipe_holds_many_results_on_linux() -> None:
         assert capacity >= min(1 << 20, ceiling)
     else:
         assert capacity >= 0
+
+
+def _refusing_to_widen(refused: int) -> Callable[..., Any]:
+    """fcntl.fcntl, but setting a pipe's size fails as the user's pipe page limit makes it."""
+    real = fcntl.fcntl
+
+    def patched(descriptor: int, command: int, *args: Any) -> Any:
+        if command == fcntl.F_SETPIPE_SZ:
+            raise OSError(refused, os.strerror(refused))
+        return real(descriptor, command, *args)
+
+    return patched
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pipes are widened on Linux only")
+@pytest.mark.parametrize("refused", [errno.EPERM, errno.EBUSY, errno.EINVAL])
+def test_a_pipe_that_cannot_be_widened_keeps_its_default_size(
+    monkeypatch: pytest.MonkeyPatch, refused: int
+) -> None:
+    """When the system refuses to widen a pipe (pipe-user-pages-soft spent, or any other
+    refusal), widen_pipe raises nothing, leaves the pipe as it was and says its real size,
+    which still carries every result of a helper."""
+    read, write = os.pipe()
+    try:
+        before = fcntl.fcntl(write, fcntl.F_GETPIPE_SZ)
+        monkeypatch.setattr(fcntl, "fcntl", _refusing_to_widen(refused))
+        assert widen_pipe(write) == before
+        os.write(write, b"x" * 1000)
+        assert os.read(read, 2000) == b"x" * 1000
+    finally:
+        os.close(read)
+        os.close(write)
+    assert before < 1 << 20

@@ -14,7 +14,7 @@ from tests._support.storage_helpers import make_event
 
 from tocsearch.index import SearchIndex
 from tocsearch.storage import SqliteStorage
-from tocsearch.storage._common import reads_of
+from tocsearch.storage._common import reads_of, revision_of
 
 _T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
@@ -121,6 +121,22 @@ def test_reads_of_a_store_without_blocks_change_nothing(tmp_path: Path) -> None:
         assert memory.count_events() == 1
     with SqliteStorage(tmp_path / "store") as store, reads_of(store):
         assert store.count_events() == 0
+
+
+def test_revision_of_asks_the_store_where_it_can_and_says_none_elsewhere(tmp_path: Path) -> None:
+    """revision_of() is the store's revision() where the store has one, and None (keep
+    nothing) for an object without it or whose ``revision`` is not a method."""
+
+    class Plain:
+        revision = 7
+
+    with SqliteStorage(tmp_path / "store") as store:
+        assert revision_of(store) == store.revision()
+        before = revision_of(store)
+        store.put_events([make_event(_T0, "r")])
+        assert revision_of(store) != before
+    assert revision_of(object()) is None
+    assert revision_of(Plain()) is None
 
 
 def test_an_index_syncs_inside_its_block_and_sees_later_writes_after_it(

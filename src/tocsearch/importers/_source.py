@@ -41,9 +41,12 @@ def check_file(path: Path) -> None:
         )
 
 
-def _decode_error(path: Path, data: bytes, error: UnicodeDecodeError) -> str:
+def _decode_error(path: Path, data: bytes, error: UnicodeDecodeError, skipped: int) -> str:
+    """Where the first byte that is not UTF-8 sits: its line and its offset in the file (the
+    ``skipped`` bytes of a byte order mark included, so a hex editor finds it there)."""
     bad = data[error.start : error.start + 1].hex()
-    return f"{path}: not UTF-8 text (byte 0x{bad} at offset {error.start})"
+    line = data.count(b"\n", 0, error.start) + 1
+    return f"{path}: not UTF-8 text (byte 0x{bad} on line {line}, offset {error.start + skipped})"
 
 
 def read_text(path: Path) -> str:
@@ -54,21 +57,27 @@ def read_text(path: Path) -> str:
     """
     check_file(path)
     data = path.read_bytes()
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    skipped = len(_BOM) if data.startswith(_BOM) else 0
+    data = data[skipped:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ImportFailed(_decode_error(path, data, error)) from None
+        raise ImportFailed(_decode_error(path, data, error, skipped)) from None
 
 
 @attrs.frozen
 class Line:
-    """One line of a JSONL file: its 1-based number and text, or why it could not be decoded."""
+    """One line of a JSONL file: its 1-based number and text, or why it could not be decoded.
+
+    ``replaced_text`` is the line with each byte that is not UTF-8 read as U+FFFD: format
+    detection reads it so that one bad byte does not hide what kind of file it is; importers
+    never keep it (the line is reported instead, with its byte).
+    """
 
     number: int
     text: str | None
     decode_error: str | None = None
+    replaced_text: str | None = None
 
 
 def iter_lines(path: Path) -> Iterator[Line]:
@@ -82,18 +91,27 @@ def iter_lines(path: Path) -> Iterator[Line]:
     """
     check_file(path)
     with path.open("rb") as stream:
+        offset = 0
         for number, raw in enumerate(stream, start=1):
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-            yield _decoded(number, raw)
+            yield _decoded(number, raw, offset)
+            offset += len(raw)
 
 
-def _decoded(number: int, raw: bytes) -> Line:
+def _decoded(number: int, raw: bytes, offset: int) -> Line:
+    """Line ``number``, which starts at byte ``offset`` of its file."""
+    if number == 1 and raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+        offset += len(_BOM)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         bad = raw[error.start : error.start + 1].hex()
-        return Line(number, None, f"not UTF-8 text (byte 0x{bad} at column {error.start + 1})")
+        reason = (
+            f"not UTF-8 text (byte 0x{bad} at column {error.start + 1}, "
+            f"file offset {offset + error.start})"
+        )
+        replaced = raw.decode("utf-8", "replace").rstrip("\r\n")
+        return Line(number, None, reason, replaced)
     return Line(number, text.rstrip("\r\n"))
 
 
@@ -114,7 +132,6 @@ def iter_complete_lines(path: Path, start: int, first_number: int) -> Iterator[t
         for number, raw in enumerate(stream, start=first_number):
             if not raw.endswith(b"\n"):
                 return
+            line = _decoded(number, raw, offset)
             offset += len(raw)
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-            yield _decoded(number, raw), offset
+            yield line, offset

@@ -94,16 +94,18 @@ def _line_formats(path: Path) -> tuple[set[str], bool]:
     first_is_object: bool | None = None
     looked = 0
     for line in iter_lines(path):
-        if line.text is None or not line.text.strip():
+        # A line with a byte that is not UTF-8 still shows its kind; the importer reports it.
+        text = line.text if line.text is not None else line.replaced_text
+        if text is None or not text.strip():
             continue
         looked += 1
         try:
-            record = parse_record(line.text)
+            record = parse_record(text)
         except NestedTooDeep:
             # Too deep to read, yet a whole line: the file is line-oriented, look further.
             record = None
             if first_is_object is None:
-                first_is_object = line.text.lstrip().startswith("{")
+                first_is_object = text.lstrip().startswith("{")
         except BadRecord:
             record = None
         if first_is_object is None:

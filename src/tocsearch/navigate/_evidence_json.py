@@ -189,15 +189,13 @@ def _resolved(pattern: str, event_ids: Any, where: str) -> Any:
     the converter to refuse what is not a list of strings)."""
     if not isinstance(event_ids, list) or len(event_ids) != 1:
         return event_ids
-    resolved: list[Any] = []
-    for event_id in event_ids:
-        if isinstance(event_id, str) and not event_id.startswith(EVENT_PREFIX):
-            try:
-                event_id = resolve_ref(pattern, event_id)
-            except InvalidArgument as error:
-                raise InvalidArgument(f"{where}: {error}") from None
-        resolved.append(event_id)
-    return resolved
+    (reference,) = event_ids
+    if not isinstance(reference, str) or reference.startswith(EVENT_PREFIX):
+        return event_ids
+    try:
+        return [resolve_ref(pattern, reference)]
+    except InvalidArgument as error:
+        raise InvalidArgument(f"{where}: {error}") from None
 
 
 def group_of_row(row: list[Any], where: str = "a group") -> dict[str, Any]:

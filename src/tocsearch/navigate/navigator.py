@@ -62,7 +62,7 @@ from tocsearch.navigate.result import (
 )
 from tocsearch.navigate.seeder import EventSeeder, SegmentSeeder
 from tocsearch.navigate.timehints import TimeHints, TimeRange, parse_time_hints
-from tocsearch.storage._common import reads_of
+from tocsearch.storage._common import reads_of, revision_of
 from tocsearch.storage.protocol import Storage
 from tocsearch.text import TokenEstimator, encodable, estimate_tokens
 
@@ -204,7 +204,7 @@ class Navigator:
         terms = searched_terms(hints.topic)
         recap = bool(every) and not terms
         # Asked before anything is read: a write from here on moves it for the next question.
-        skeleton = self._skeleton.at(_revision(self.storage))
+        skeleton = self._skeleton.at(revision_of(self.storage))
         lens = Lens(terms, folded=self._folded, digests=self._digests, stacks=self._stacks)
         stored = self.storage.count_events() > 0 if terms else None
         walk = Walk(
@@ -410,13 +410,6 @@ class Navigator:
         newest = latest.start_time
         day = datetime(newest.year, newest.month, newest.day, tzinfo=timezone.utc)
         return TimeRange(day, day + timedelta(days=1))
-
-
-def _revision(storage: Storage) -> int | None:
-    """The store's :meth:`~tocsearch.storage.Storage.revision`; None (keep nothing between
-    questions) for a store written before stores had one."""
-    revision = getattr(storage, "revision", None)
-    return revision() if callable(revision) else None
 
 
 def _segments_in(storage: Storage, ranges: Sequence[TimeRange]) -> list[TocNode]:

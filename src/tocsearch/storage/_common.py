@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tocsearch._checks import whole_number
 from tocsearch.errors import (
@@ -35,6 +35,7 @@ __all__ = [
     "reads_of",
     "require_limit",
     "require_string_id",
+    "revision_of",
 ]
 
 # One sequence for every store of the process: a revision is never handed out twice, so a
@@ -43,15 +44,32 @@ __all__ = [
 _revisions = itertools.count(1)
 
 
+def _offered(storage: object, name: str) -> Any:
+    """The method ``name`` of ``storage`` where the store has it, else None: a store written
+    against an earlier protocol lacks the parts added since (``revision``, ``reading``)."""
+    method = getattr(storage, name, None)
+    return method if callable(method) else None
+
+
 def reads_of(storage: object) -> AbstractContextManager[None]:
     """``storage.reading()`` where the store offers it (:meth:`tocsearch.storage.SqliteStorage.
     reading`: the reads of a block in one read transaction), else a block that changes
     nothing: every other backend's reads already cost no lock each."""
-    reading = getattr(storage, "reading", None)
-    if callable(reading):
-        held: AbstractContextManager[None] = reading()
-        return held
-    return contextlib.nullcontext()
+    reading = _offered(storage, "reading")
+    if reading is None:
+        return contextlib.nullcontext()
+    held: AbstractContextManager[None] = reading()
+    return held
+
+
+def revision_of(storage: object) -> int | None:
+    """``storage.revision()`` where the store offers it, else None (keep nothing between
+    reads, as for a store that cannot vouch for its revision)."""
+    revision = _offered(storage, "revision")
+    if revision is None:
+        return None
+    answer: int | None = revision()
+    return answer
 
 
 def next_revision() -> int:
