@@ -27,10 +27,12 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import itertools
 import re
 import zlib
 from collections.abc import Collection, Iterable
 
+from tocsearch._ascii_words import ascii_words
 from tocsearch.errors import InvalidArgument
 
 __all__ = [
@@ -91,7 +93,7 @@ def prefix_keys(text: str) -> set[str]:
     ['tok', 'toke', 'token', 'tokens']
     """
     keys: set[str] = set()
-    for word in set(_WORD.findall(text.casefold())):
+    for word in _words(text.casefold()):
         keys.update(_word_keys(word))
     return keys
 
@@ -155,7 +157,20 @@ def _distinct_words(texts: Iterable[str]) -> set[str]:
     fraction of the text.
     """
     runs = set("\n".join(texts).split())
-    return set(_WORD.findall(" ".join(runs).casefold()))
+    joined = " ".join(runs)
+    if joined.isascii():
+        return _words(joined.casefold())
+    # A few runs that are not ASCII (an ellipsis in a cut bullet) leave the rest to the
+    # quick split.
+    return _words(" ".join(filter(str.isascii, runs)).casefold()) | _words(
+        " ".join(itertools.filterfalse(str.isascii, runs)).casefold()
+    )
+
+
+def _words(folded: str) -> set[str]:
+    """The set of ``_WORD``'s matches in the case-folded text ``folded``."""
+    found = ascii_words(folded)
+    return set(_WORD.findall(folded)) if found is None else found
 
 
 def _valid_size(length: int) -> bool:
