@@ -7,12 +7,14 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
 from tests._support.tree_files import edit_tree
@@ -148,13 +150,14 @@ def test_a_reader_vouches_for_its_revision_only_where_it_sees_other_writers(
     backend: str, tmp_path: Path
 ) -> None:
     """A SQLite reader's revision moves when a writer in another process commits, and stays
-    while nothing is written; a read-only JSON-dir or shelve store cannot see such writes
+    while nothing is written; a read-only shelve store answers from what it read when it
+    opened, so its revision is its own; a read-only JSON-dir store cannot see such writes
     come, so it vouches for no revision."""
     path = tmp_path / "store"
     with open_file_store(backend, path) as writer:
         writer.put_node(_node("toc:year:2026", TocLevel.YEAR))
     with open_file_store(backend, path, readonly=True) as reader:
-        if backend != "sqlite":
+        if backend == "jsondir":
             assert reader.revision() is None
             return
         before = reader.revision()
@@ -172,7 +175,15 @@ def test_a_reader_vouches_for_its_revision_only_where_it_sees_other_writers(
         subprocess.run([sys.executable, "-c", script], env=env, check=True)
         after = reader.revision()
         assert after is not None
-        assert after != before
+        if backend == "shelve":
+            # The reader answers as when it opened, until it reads the store again.
+            assert after == before
+            assert reader.count_nodes() == 1
+            reader.refresh()
+            after = reader.revision()
+            assert after != before
+        else:
+            assert after != before
         assert reader.count_nodes() == 2
         assert reader.revision() == after
 
@@ -405,3 +416,74 @@ def test_jsondir_opening_reads_no_record(tmp_path: Path, monkeypatch: pytest.Mon
     with JsonDirStorage(path, readonly=True) as store:
         assert [node.node_id for node in store.get_toc_root()] == ["toc:year:2026"]
     assert {target.name for target in read} == {"tocsearch-store.json", "2026.json"}
+
+
+_SHELVE_WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "retext", "delete", "node", "unnode", "scrub"]), st.integers(0, 5)
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _shelve_view(store: ShelveStorage) -> tuple[object, ...]:
+    """What a few reads answer, or the StorageError a version scrubbed under a reader raises."""
+    try:
+        return (
+            store.get_events(),
+            store.get_nodes_by_level(TocLevel.DAY),
+            sorted(store.iter_node_ids()),
+            store.count_events(),
+            [store.find_event(ids.event_id(_T0 + timedelta(minutes=n), f"e{n}")) for n in range(6)],
+        )
+    except StorageError as error:
+        if "was scrubbed by the store's writer after this reader read the store" not in str(error):
+            raise
+        return ("scrubbed",)
+
+
+@settings(max_examples=20, deadline=None)
+@given(writes=_SHELVE_WRITES)
+def test_a_shelve_reader_answers_from_one_snapshot_per_revision(
+    writes: list[tuple[str, int]],
+) -> None:
+    """Whatever a writer does (new, changed and deleted events and nodes, a scrub), a
+    read-only shelve store keeps its revision and answers every read as when it opened, but
+    for a version the writer scrubbed since, whose read says so; after refresh() its revision
+    has moved and it answers as the writer's store does."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "store"
+        writer = ShelveStorage(path)
+        try:
+            writer.put_events([_event(_T0 + timedelta(minutes=n), f"e{n}") for n in range(3)])
+            writer.put_node(_node("toc:day:2026-01-30", TocLevel.DAY))
+            with ShelveStorage(path, readonly=True) as reader:
+                revision, seen = reader.revision(), _shelve_view(reader)
+                scrubbed = False
+                for kind, n in writes:
+                    when = _T0 + timedelta(minutes=n)
+                    event_id = ids.event_id(when, f"e{n}")
+                    if kind == "put":
+                        writer.put_event(_event(when, f"e{n}"))
+                    elif kind == "retext":
+                        writer.put_event(attrs.evolve(_event(when, f"e{n}"), text=f"new {n}"))
+                    elif kind == "delete" and writer.has_event(event_id):
+                        writer.delete_events([event_id])
+                    elif kind == "node":
+                        writer.put_node(_node(f"toc:day:2026-02-0{n + 1}", TocLevel.DAY))
+                    elif kind == "unnode" and writer.find_node("toc:day:2026-01-30"):
+                        writer.delete_node("toc:day:2026-01-30")
+                    elif kind == "scrub":
+                        writer.scrub()
+                    assert reader.revision() == revision
+                    now = _shelve_view(reader)
+                    assert now in (seen, ("scrubbed",))
+                    scrubbed = scrubbed or now != seen
+                    # Once scrubbed away, a version stays so until the reader reads again.
+                    assert now == (("scrubbed",) if scrubbed else seen)
+                reader.refresh()
+                assert reader.revision() != revision
+                assert _shelve_view(reader) == _shelve_view(writer)
+        finally:
+            writer.close()

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import functools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from tocsearch._json_text import read_json
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import read_bytes, store_root, write_atomically
+from tocsearch.storage._home import StoreHome
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
 from tocsearch.storage.backend import Backend
 
@@ -133,13 +136,53 @@ def read_only_error(directory: Path, action: str) -> StoreReadOnly:
     )
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Store = TypeVar("_Store", bound="FileStorage")
+
+
+def reading_files(
+    method: Callable[Concatenate[_Store, _P], _R],
+) -> Callable[Concatenate[_Store, _P], _R]:
+    """``method``, a read of a file store, with its failures explained: when the store's
+    directory has moved, the error says so (rather than that a file is missing or damaged),
+    and a failure of the files is a StorageError naming the store, never a bare OSError."""
+
+    @functools.wraps(method)
+    def read(self: _Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except StorageError as error:
+            moved = self._home.moved_error("read the store", str(error))
+            if moved is None:
+                raise
+            raise moved from error
+        except OSError as error:
+            raise StorageError(f"cannot read the store: {self._files_failure(error)}") from error
+
+    return read
+
+
 class FileStorage(Backend):
-    """What both file stores share: the directory, the writer lock and the read-only guard."""
+    """What both file stores share: the directory, the writer lock and the read-only guard.
+
+    A file store works on the directory it opened (:class:`~tocsearch.storage._home.
+    StoreHome`). When that directory is moved away, removed, or replaced at its path, the
+    next :meth:`revision`, :meth:`refresh`, write, and every read that has to look at the
+    files (a listing, a file not read before or changed since, a failed read) raise
+    StorageError saying what the path is now; what was already read may still answer.
+    """
 
     def __init__(self, directory: Path, lock: WriterLock | None) -> None:
         super().__init__()
         self._path = directory
         self._lock = lock
+        try:
+            self._home = StoreHome(directory)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
 
     @property
     def path(self) -> Path:
@@ -171,9 +214,9 @@ class FileStorage(Backend):
     def _files_failure(self, error: OSError) -> str:
         where = f": {os.fsdecode(error.filename)}" if error.filename is not None else ""
         failure = f"{error.strerror or error}{where}"
-        if not self._path.is_dir():
-            kind = "a file" if self._path.exists() else "gone"
-            return f"store directory {str(self._path)!r} is {kind} now ({failure})"
+        moved = self._home.moved()
+        if moved is not None:
+            return f"store directory {str(self._path)!r} is {moved} now ({failure})"
         return f"store {str(self._path)!r}: {failure}"
 
     def put_nodes(self, nodes: Iterable[TocNode]) -> None:
@@ -225,17 +268,40 @@ class FileStorage(Backend):
         """
         self._ensure_open()
         try:
+            # Read again, the store's files are those of the directory it opened, or none.
+            self._home.confirm("read the store again")
             with self._file_errors("read the store again"):
                 self._reload()
         finally:
             self._wrote()
 
+    READS_A_SNAPSHOT = False
+    """Whether a store opened ``readonly`` answers every read from what it read when it
+    opened (or last :meth:`refresh`-ed), whatever a writer in another process does since."""
+
     def revision(self) -> int | None:
         """The writer's count of its own writes: holding the writer lock, it is the only
-        process that writes. None for a store opened ``readonly``: a writer in another
-        process changes its files unseen, and nothing here counts those writes."""
+        process that writes. A reader that answers from a snapshot (``READS_A_SNAPSHOT``)
+        counts its refreshes, which are the only times its answers change. None for any other
+        reader: a writer in another process changes the files it reads unseen, and nothing
+        here counts those writes.
+
+        Raises:
+            StorageError: the store's directory has moved (see the class docstring).
+        """
         self._ensure_open()
-        return None if self._lock is None else self._revision
+        self._home.confirm("read the store")
+        if self._lock is None and not self.READS_A_SNAPSHOT:
+            return None
+        return self._revision
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # A backend's own version of a read is a read of the files too.
+        for name in _FILE_READS:
+            own = cls.__dict__.get(name)
+            if own is not None:
+                setattr(cls, name, reading_files(own))
 
     @abc.abstractmethod
     def _reload(self) -> None: ...
@@ -248,3 +314,28 @@ class FileStorage(Backend):
         mode = "readonly" if self.readonly else "writer"
         state = "closed" if self._closed else mode
         return f"{type(self).__name__}({str(self._path)!r}, {state})"
+
+
+_FILE_READS = (
+    "count_events",
+    "count_nodes",
+    "find_event",
+    "find_grip",
+    "find_grips",
+    "find_node",
+    "get_child_nodes",
+    "get_event_range",
+    "get_events",
+    "get_events_after",
+    "get_events_before",
+    "get_nodes_by_level",
+    "get_session_events",
+    "has_event",
+    "iter_grip_ids",
+    "iter_node_ids",
+)
+"""The reads of the Storage protocol that may look at a file store's files (the ``get_*``
+that raise NotFound go through ``find_*``)."""
+
+for _name in _FILE_READS:
+    setattr(FileStorage, _name, reading_files(getattr(FileStorage, _name)))

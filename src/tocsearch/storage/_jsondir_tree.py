@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -210,10 +210,13 @@ class GroupCache:
     Args:
         trusted: the caller is the store's one writer, so what it cached is what is on disk and
             need not be checked again; a reader checks each file's signature before each use.
+        confirm: raises unless the store's directory is still the one it opened; called before
+            a file is read, or its absence taken for an empty group.
     """
 
-    def __init__(self, *, trusted: bool) -> None:
+    def __init__(self, *, trusted: bool, confirm: Callable[[], None]) -> None:
         self._trusted = trusted
+        self._confirm = confirm
         self._groups: OrderedDict[Path, Group] = OrderedDict()
 
     def get(self, path: Path) -> Group:
@@ -226,6 +229,7 @@ class GroupCache:
         if cached is not None and (self._trusted or _signature(path) == cached.signature):
             self._groups.move_to_end(path)
             return cached
+        self._confirm()
         signature = _signature(path)
         data = None if signature is None else read_bytes(path)
         raw: dict[str, Any] = {} if data is None else _split(path, data)[1]
@@ -245,6 +249,7 @@ class GroupCache:
         cached = self._groups.get(path)
         if cached is not None and (self._trusted or _signature(path) == cached.signature):
             return cached.spans(level)
+        self._confirm()
         try:
             fd = open_file(path, READ_FLAGS)
         except FileNotFoundError:

@@ -98,7 +98,9 @@ class JsonDirStorage(FileStorage):
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         super().__init__(directory, lock)
-        self._groups = GroupCache(trusted=lock is not None)
+        self._groups = GroupCache(
+            trusted=lock is not None, confirm=lambda: self._home.confirm("read the store")
+        )
         self._months: dict[str, MonthLog] = {}
         self._recent = RecentEvents()
         self._node_index: LazyNodeIndex = LazyNodeIndex(self._list_level, self._probe_node)
@@ -143,6 +145,9 @@ class JsonDirStorage(FileStorage):
 
     def _listed(self, folder: str, suffix: str) -> list[str]:
         """The stems of the files in a folder that end in ``suffix``, refusing links."""
+        # What a folder lists (or its absence, which means no records) is the store's only in
+        # the directory the store opened.
+        self._home.confirm("read the store")
         try:
             entries = list(os.scandir(real_dir(self._path / folder)))
         except FileNotFoundError:
@@ -226,6 +231,7 @@ class JsonDirStorage(FileStorage):
     def _month(self, month: str) -> MonthLog:
         log = self._months.get(month)
         if log is None:
+            self._home.confirm("read the store")
             log = MonthLog(self._path / "months", month)
             log.load()
             self._months[month] = log
@@ -278,7 +284,8 @@ class JsonDirStorage(FileStorage):
             if self._lock is not None:
                 raise
             # A reader may hold offsets from before the writer rewrote the log: read the index
-            # again once, and trust what it says then.
+            # again once (of the directory the store opened), and trust what it says then.
+            self._home.confirm("read the store")
             log.load()
             return self._decode_lines(log, event_ids)
 
@@ -365,7 +372,8 @@ class JsonDirStorage(FileStorage):
             found.node(node)
         for _, event in first.events.values():
             found.event(event)
-        groups = GroupCache(trusted=False)
+        # A salvage reads whatever the directory holds now: it has no earlier one to keep to.
+        groups = GroupCache(trusted=False, confirm=lambda: None)
         for _stem, path in _salvage_listing(directory, TREE_SUFFIX, found):
             try:
                 group = groups.get(path)

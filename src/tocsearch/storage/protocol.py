@@ -206,10 +206,15 @@ class Storage(Protocol):
         write through this object (a write that failed included), and after every write by
         another process or connection the store's reads can see. Equal revisions mean every
         read answers as before, so a reader may keep what it worked out between them. None
-        when the store cannot vouch for that (a file store opened read-only beside a writer
-        in another process): keep nothing.
+        when the store cannot vouch for that (a JSON-dir store opened read-only beside a
+        writer in another process): keep nothing.
 
-        Runtime complexity: O(1); the SQLite store asks one pragma.
+        Runtime complexity: O(1); a file store ``stat``-s its directory, SQLite asks one
+        pragma.
+
+        Raises:
+            StorageError: the store's directory was moved away, removed or replaced since it
+                opened (see docs/storage.md).
         """
         ...
 

@@ -42,10 +42,11 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from tocsearch.converter import from_json, to_json
-from tocsearch.errors import StoreCorrupted
+from tocsearch.errors import StorageError, StoreCorrupted
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import (
+    READ_FLAGS,
     TRUNCATE_FLAGS,
     fsync_dir,
     fsync_file,
@@ -75,18 +76,53 @@ class _NoGlobalsUnpickler(pickle.Unpickler):
 
 
 class _JsonShelf(shelve.Shelf[str]):
-    """A shelf whose values are JSON strings; reads refuse anything but a pickled string."""
+    """A shelf whose values are JSON strings; reads refuse anything but a pickled string.
 
-    def __init__(self, database: MutableMapping[bytes, bytes]) -> None:
+    Values are read through ``records``, a descriptor of ``records.dat`` held open from when
+    the shelf opened (dbm.dumb would open the file by its path for every read): reads answer
+    from the file the store opened wherever its directory goes, as SQLite's do, and cost no
+    path lookup.
+    """
+
+    def __init__(self, database: MutableMapping[bytes, bytes], records: int) -> None:
         super().__init__(database)
         self.database = database
+        self._records = records
+        # dbm.dumb keeps where each value lies in ``_index``, updated as it writes: the one
+        # way to reach a value's bytes without its reopening the file or rewriting around it.
+        self.places: dict[bytes, tuple[int, int]] = database._index  # type: ignore[attr-defined]
 
     def __getitem__(self, key: str) -> str:
-        data = self.database[key.encode("utf-8")]
+        position, size = self.places[key.encode("utf-8")]
+        data = os.pread(self._records, size, position)
         value = _NoGlobalsUnpickler(io.BytesIO(data)).load()
         if not isinstance(value, str):
             raise pickle.UnpicklingError(f"record is a {type(value).__name__}, not a string")
         return value
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._records >= 0:
+                os.close(self._records)
+                self._records = -1
+
+
+def _shelf_at(base: Path, flag: str) -> _JsonShelf:
+    """The shelf of the dbm.dumb database at ``base`` (``records``), opened with ``flag``.
+
+    Raises:
+        OSError, SyntaxError, TypeError, ValueError: what dbm.dumb raises for a missing or
+            damaged database.
+    """
+    database = dbm.dumb.open(str(base), flag)  # noqa: SIM115 - the shelf owns and closes it
+    try:
+        records = open_file(base.with_suffix(".dat"), READ_FLAGS)
+    except BaseException:
+        database.close()
+        raise
+    return _JsonShelf(cast(MutableMapping[bytes, bytes], database), records)
 
 
 def _repair_dumb_index(base: Path) -> None:
@@ -145,6 +181,11 @@ class ShelveStorage(FileStorage):
     FORMAT = _FORMAT
     """The format name in the store's marker file."""
 
+    # A reader finds each record by the shelf key its journal named when it opened, and a key
+    # is never written again: a writer's later batches go under fresh keys it does not know.
+    # The one exception, a version the writer has scrubbed since, is refused, never misread.
+    READS_A_SNAPSHOT = True
+
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         super().__init__(directory, lock)
@@ -183,9 +224,7 @@ class ShelveStorage(FileStorage):
         attempt = 1
         while True:
             try:
-                database = dbm.dumb.open(  # noqa: SIM115 - the shelf owns and closes it
-                    str(self._base), "c" if self._lock else "r"
-                )
+                return _shelf_at(self._base, "c" if self._lock else "r")
             # dbm.dumb reads each index line as a Python literal and unpacks it as (key,
             # (offset, size)): a line of another shape raises TypeError or ValueError.
             except (OSError, SyntaxError, TypeError, ValueError) as error:
@@ -196,7 +235,6 @@ class ShelveStorage(FileStorage):
                 raise StoreCorrupted(
                     f"{self._base.with_suffix('.dir')}: cannot open the dbm.dumb database: {error}"
                 ) from None
-            return _JsonShelf(cast(MutableMapping[bytes, bytes], database))
 
     def _verify_journal(self, contents: JournalContents) -> None:
         """Raise StoreCorrupted when the journal holds less than the store has committed."""
@@ -346,6 +384,12 @@ class ShelveStorage(FileStorage):
             raise StoreCorrupted(f"{where} is missing from the dbm index") from None
         except Exception as error:  # any failure to unpickle junk means the same thing
             raise StoreCorrupted(f"{where} cannot be unpickled: {error}") from None
+        if text == "" and self._lock is None:
+            # scrub() blanks versions its writer no longer holds; this reader still held one.
+            raise StorageError(
+                f"{where} was scrubbed by the store's writer after this reader read the "
+                "store: refresh() to read it as it is now"
+            )
         try:
             record = from_json(text, cls)
         except Exception as error:
@@ -428,10 +472,7 @@ class ShelveStorage(FileStorage):
 
     def _scrub(self) -> None:
         assert self._shelf is not None
-        database = self._shelf.database
-        # dbm.dumb keeps where each value lies in ``_index``: the one way to reach a value's
-        # bytes without rewriting the file around it.
-        places: dict[bytes, tuple[int, int]] = getattr(database, "_index", None) or {}
+        places = self._shelf.places
         live = {
             key.encode("utf-8")
             for keys in (self._node_keys, self._grip_keys, self._event_keys)
@@ -465,14 +506,13 @@ class ShelveStorage(FileStorage):
             refuse_links([base.with_suffix(end) for end in (".dat", ".dir", ".bak")])
             refuse_links([base.with_suffix(end) for end in (".dat", ".dir")], folders=True)
             _repair_dumb_index(base)
-            database = dbm.dumb.open(str(base), "r")  # noqa: SIM115 - the shelf closes it
+            shelf = _shelf_at(base, "r")
         except (OSError, SyntaxError, TypeError, ValueError) as error:
             found.problem(str(base.with_suffix(".dir")), f"cannot open the dbm database: {error}")
             return found.done()
-        shelf = _JsonShelf(cast(MutableMapping[bytes, bytes], database))
         try:
             keys = sorted(
-                (key.decode("utf-8", "replace") for key in database),
+                (key.decode("utf-8", "replace") for key in shelf.database),
                 key=lambda key: _key_number(key.encode()),
             )
             for key in keys:

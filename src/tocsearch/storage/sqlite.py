@@ -43,6 +43,7 @@ from tocsearch.storage._files_store import (
     write_marker,
 )
 from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
+from tocsearch.storage._home import StoreHome
 from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
@@ -141,6 +142,12 @@ class SqliteStorage(StorageCommon):
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
+        try:
+            self._home = StoreHome(directory)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         # The transactions and data version the revision was last worked out from, and the
         # read transaction of a reading() block it was worked out in (None outside one).
         self._revision_of: tuple[int, int] | None = None
@@ -565,6 +572,10 @@ class SqliteStorage(StorageCommon):
         self._ensure_open()
         db = self._db
         held = db.held_reads()
+        if held is None or held != self._revision_held:
+            # The database file stays open wherever its directory goes, and reads answer from
+            # it; the revision, asked first by a reader that keeps what it read, says so.
+            self._home.confirm("read the store")
         if held is not None and held == self._revision_held:
             # The same read transaction: no other connection's commit can be seen in it, and
             # a write through this store ends it (see _sqlite_reads).
