@@ -1,5 +1,5 @@
-"""The quick ASCII splits find exactly what the summarizer's token pattern and the digest's
-word pattern find, and step aside (None) for every text they are not made for."""
+"""The quick ASCII split finds exactly what the digest's word pattern finds, and steps aside
+(None) for every text that is not ASCII."""
 
 from __future__ import annotations
 
@@ -9,15 +9,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tocsearch import digest
-from tocsearch._ascii_words import ascii_tokens, ascii_words
-from tocsearch.summarize import _terms
+from tocsearch._ascii_words import ascii_words
 
-# The plain patterns, spelled out so that a change to the library's copies is caught too.
-PLAIN_TOKENS = re.compile(r"\w+(?:['’./\-]\w+)*")
+# The plain pattern, spelled out so that a change to the library's copy is caught too.
 PLAIN_WORDS = re.compile(r"\w[\w.+#/-]*\w|\w")
 
-# Every kind of ASCII character the patterns treat apart (word characters, the marks of
-# either pattern, white space including the separators str.split() also cuts at, other
+# Every kind of ASCII character the pattern treats apart (word characters, its marks and
+# the summarizer's, white space including the separators str.split() also cuts at, other
 # punctuation, control characters), and a few that are not ASCII.
 _ASCII_PIECES = st.sampled_from(
     [*"aZ09_", *"'./-+#", " ", "\t", "\n", "\x1c", "\x1f", "\x0b", "\x00", *',;:!?()[]"`~@$%^&*=']
@@ -25,29 +23,6 @@ _ASCII_PIECES = st.sampled_from(
 _OTHER_PIECES = st.sampled_from(["’", "…", "é", "İ", "ß", "٣", "\u00a0"])
 ascii_texts = st.lists(_ASCII_PIECES, max_size=60).map("".join)
 any_texts = st.lists(st.one_of(_ASCII_PIECES, _OTHER_PIECES), max_size=60).map("".join)
-
-
-@given(ascii_texts)
-@example("Fixed auth.py - don't retry.")
-@example("e.g. v2.3.1 'quoted' -dash- end.")
-@example("a..b a.-b ..a b.. '")
-def test_ascii_tokens_are_the_token_pattern_matches(text: str) -> None:
-    """For ASCII text the quick split gives the token pattern's matches, or steps aside only
-    when two token marks stand together."""
-    found = ascii_tokens(text)
-    if found is None:
-        assert re.search(r"['./-]{2}", text)
-    else:
-        assert found == PLAIN_TOKENS.findall(text)
-
-
-@given(any_texts)
-def test_text_not_ascii_is_left_to_the_token_pattern(text: str) -> None:
-    """A text that is not ASCII is never split quickly, and the summarizer's tokens are the
-    pattern's matches for any text."""
-    if not text.isascii():
-        assert ascii_tokens(text) is None
-    assert _terms.tokens(text) == PLAIN_TOKENS.findall(text)
 
 
 @given(ascii_texts)

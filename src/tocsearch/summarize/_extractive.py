@@ -200,7 +200,7 @@ class ExtractiveSummarizer:
         documents: list[_Sentence] = []
         tools: set[str] = set()
         pending: list[tuple[int, list[str]]] = []  # document index, tokens
-        tokens = _terms.tokens
+        findall = _terms.TOKEN_PATTERN.findall
         for position, event in enumerate(events):
             text = event.text
             if not text:
@@ -217,7 +217,7 @@ class ExtractiveSummarizer:
                     tools.add(_terms.term_key(call[0]))
                     text = call[1]
                     role_weight = _TOOL_CALL_WEIGHT
-            found = tokens(text)
+            found = findall(text)
             if not found:
                 continue
             bucket = by_weight.get((role_weight, evidence))
@@ -498,7 +498,7 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     """The sentences of whole-event documents, with the documents' event ids and role weights,
     numbered so that sorting by ``order`` gives time order."""
     found_sentences: list[_Sentence] = []
-    tokens = _terms.tokens
+    findall = _terms.TOKEN_PATTERN.findall
     split = _terms.SENTENCE_BREAK.split
     for document in documents:
         parts = split(document.text)
@@ -518,7 +518,7 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
             )
             continue
         for index, raw in enumerate(parts):
-            found = tokens(raw)
+            found = findall(raw)
             if not found:
                 continue
             keys = tuple(dict.fromkeys(filter(None, map(key_of.get, found))))

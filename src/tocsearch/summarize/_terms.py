@@ -10,7 +10,6 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
-from tocsearch._ascii_words import ascii_tokens
 from tocsearch.summarize._stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 from tocsearch.text import ELLIPSIS, collapse_spaces, collapsed_head
 
@@ -70,10 +69,8 @@ COMMON_WEIGHT = 0.3
 
 
 def tokens(text: str) -> list[str]:
-    """The word tokens of a text (the matches of :data:`TOKEN_PATTERN`), in order, with their
-    original casing."""
-    found = ascii_tokens(text)
-    return TOKEN_PATTERN.findall(text) if found is None else found
+    """The word tokens of a text, in order, with their original casing."""
+    return TOKEN_PATTERN.findall(text)
 
 
 def term_key(token: str) -> str:
