@@ -16,7 +16,7 @@ from tocsearch._json_text import read_json
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import read_bytes, store_root, write_atomically
-from tocsearch.storage._home import StoreHome
+from tocsearch.storage._home import opened_home
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
 from tocsearch.storage.backend import Backend
 
@@ -177,12 +177,7 @@ class FileStorage(Backend):
         super().__init__()
         self._path = directory
         self._lock = lock
-        try:
-            self._home = StoreHome(directory)
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+        self._home = opened_home(directory, lock)
 
     @property
     def path(self) -> Path:

@@ -14,8 +14,9 @@ import stat
 from pathlib import Path
 
 from tocsearch.errors import StorageError
+from tocsearch.storage._lock import WriterLock
 
-__all__ = ["StoreHome"]
+__all__ = ["StoreHome", "opened_home"]
 
 
 class StoreHome:
@@ -75,3 +76,18 @@ class StoreHome:
         error = self.moved_error(action)
         if error is not None:
             raise error
+
+
+def opened_home(directory: Path, lock: WriterLock | None) -> StoreHome:
+    """The home of a store just opened at ``directory``, releasing its writer ``lock`` when
+    the directory is already gone, so that a failed open holds nothing.
+
+    Raises:
+        StorageError: the path no longer names a directory.
+    """
+    try:
+        return StoreHome(directory)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise

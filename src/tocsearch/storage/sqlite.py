@@ -43,7 +43,7 @@ from tocsearch.storage._files_store import (
     write_marker,
 )
 from tocsearch.storage._fts_merge import MERGED_EVENTS, MergeSchedule
-from tocsearch.storage._home import StoreHome
+from tocsearch.storage._home import opened_home
 from tocsearch.storage._lock import LOCK_NAME
 from tocsearch.storage._recent import RecentEvents
 from tocsearch.storage._salvage import Salvage
@@ -142,12 +142,7 @@ class SqliteStorage(StorageCommon):
         directory, lock, created = open_store_dir(path, _FORMAT, readonly=readonly)
         self._path = directory
         self._lock = lock
-        try:
-            self._home = StoreHome(directory)
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+        self._home = opened_home(directory, lock)
         # The transactions and data version the revision was last worked out from, and the
         # read transaction of a reading() block it was worked out in (None outside one).
         self._revision_of: tuple[int, int] | None = None
