@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import attrs
@@ -23,8 +24,15 @@ from tocsearch.navigate import (
     NavigationResult,
     parse_time_hints,
 )
-from tocsearch.navigate._fit import _Cost, _costs, _Meter, fit, grouped
-from tocsearch.navigate.result import EVENT_REFS_NOTE, EXPAND_EVENT
+from tocsearch.navigate._fit import (
+    _Cost,
+    _costs,
+    _least_path_characters,
+    _Meter,
+    fit,
+    grouped,
+)
+from tocsearch.navigate.result import EVENT_REFS_NOTE, EXPAND_EVENT, NavigationStep, step_dicts
 from tocsearch.text import TokenEstimator, estimate_tokens
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
@@ -291,3 +299,30 @@ def test_counting_characters_chooses_what_rendering_chooses(
         for e in (estimate_tokens, rendering)
     )
     assert counted == rendered
+
+
+@given(steps=navigation_steps())
+def test_the_least_a_path_takes_is_at_most_its_json(steps: tuple[NavigationStep, ...]) -> None:
+    """The characters a path is told to take at the least, without writing it, are at most
+    those of the JSON the fit counts for it (the text of its piece)."""
+    written = '"steps": ' + json.dumps(step_dicts(steps), ensure_ascii=False) + ", "
+    assert _least_path_characters(steps) <= len(written)
+
+
+@given(
+    steps=navigation_steps(),
+    room=st.builds(_Cost, st.integers(0, 1500), st.integers(0, 1500)),
+    costed=st.booleans(),
+)
+def test_a_path_sure_not_to_fit_does_not_fit(
+    steps: tuple[NavigationStep, ...], room: _Cost, costed: bool
+) -> None:
+    """A path the meter is sure cannot fit a room, costed or told by its least, does not fit
+    it as costed; with another estimator nothing not costed is ruled out."""
+    meter = _Meter(estimate_tokens, "UTC")
+    if costed:
+        meter.path(steps)
+    if meter.path_exceeds(steps, room):
+        assert not meter.path(steps).within(room)
+    other = _Meter(_characters, "UTC")
+    assert not other.path_exceeds(steps, room)

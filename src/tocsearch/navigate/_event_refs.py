@@ -69,8 +69,16 @@ def id_pattern(event_id: str) -> str | None:
     return f"{EVENT_PREFIX}{ms[:_HEAD]}{_HOLE}{'0' * zeros}:{stem}{_HOLE}"
 
 
+# An answer asks the reference of each of its events some twenty times: as the fit costs the
+# item in each place it may take (JSON and Markdown), and as the answer is written.
+@functools.lru_cache(maxsize=1024)
 def short_ref(pattern: str, event_id: str) -> str | None:
-    """The reference that cites ``event_id`` under ``pattern``, None when it does not fit."""
+    """The reference that cites ``event_id`` under ``pattern``, None when it does not fit;
+    kept for the last few pairs.
+
+    Raises:
+        InvalidArgument: ``pattern`` is not a pattern.
+    """
     head, zeros, stem = _parsed(pattern)
     parts = _parts(event_id)
     if parts is None:

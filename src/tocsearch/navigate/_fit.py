@@ -87,8 +87,9 @@ _PATH_SHARE = 0.1
 
 
 # What json.dumps(data, ensure_ascii=False) writes, by one encoder: dumps makes a new one for
-# every call with an option, and a fit writes a dozen small pieces an answer.
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
+# every call with an option, and a fit writes a dozen small pieces an answer. The pieces are
+# made from records, never circular: the encoder need not track the containers it is in.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 def _json(data: Any) -> str:
@@ -177,6 +178,48 @@ def compact_path(
             )
         )
     return tuple(compact)
+
+
+# A step's JSON and a match's with every text empty and every number one digit: what each
+# writes besides its texts, at the least (a step's empty keys left out, a match's kept).
+_STEP_FRAME = len(
+    _json(
+        {
+            "number": 0,
+            "phase": "",
+            "level": "",
+            "scope": "",
+            "searched": 0,
+            "matched": 0,
+            "reason": "",
+        }
+    )
+)
+_MATCH_FRAME = len(
+    _json({"node_id": "", "title": "", "score": 0, "field": "", "text": "", "event_id": ""})
+)
+# What the steps' piece writes around them ('"steps": [', '], '), a step's matches around
+# them (', "matches": []'), and between two of either.
+_STEPS_AROUND = len('"steps": [], ')
+_MATCHES_AROUND = len(', "matches": []')
+_BETWEEN = len(", ")
+
+
+def _least_path_characters(steps: Sequence[NavigationStep]) -> int:
+    """A lower bound of the characters :meth:`_Meter.path` counts for ``steps`` in the JSON:
+    their texts as they are (escaping only lengthens one), the keys and punctuation each step
+    and match always writes, each number one digit."""
+    characters = _STEPS_AROUND + _BETWEEN * (len(steps) - 1)
+    for step in steps:
+        characters += _STEP_FRAME + len(step.phase.value) + len(step.level.value)
+        characters += len(step.scope) + len(step.reason)
+        matches = step.matches
+        if matches:
+            characters += _MATCHES_AROUND + _BETWEEN * (len(matches) - 1)
+            for match in matches:
+                characters += _MATCH_FRAME + len(match.node_id) + len(match.title)
+                characters += len(match.text) + len(match.event_id or "")
+    return characters
 
 
 class _Paths:
@@ -274,6 +317,18 @@ class _Meter:
         cost = self._measured(("path", id(steps)), shown, path_markdown(steps))
         self._paths[id(steps)] = (steps, cost)
         return cost
+
+    def path_exceeds(self, steps: tuple[NavigationStep, ...], room: _Cost) -> bool:
+        """Whether ``steps`` are sure not to fit ``room``: as costed already, or for the
+        default estimator by the least their JSON can take (:func:`_least_path_characters`),
+        without writing it. A full path too long for what the evidence left is not costed."""
+        known = self._paths.get(id(steps))
+        if known is not None and known[0] is steps:
+            return not known[1].within(room)
+        # No path costs nothing; another estimator's tokens are not bounded by characters.
+        if not steps or not self._counts_characters:
+            return False
+        return tokens_for_characters(_least_path_characters(steps)) > room.json
 
     def item(
         self,
@@ -713,6 +768,8 @@ def _shape(
         for candidate in paths:
             if candidate is path:
                 break
+            if meter.path_exceeds(candidate, limit - (used - path_cost)):
+                continue
             extra = meter.path(candidate)
             if (used - path_cost + extra).within(limit):
                 path, used = candidate, used - path_cost + extra

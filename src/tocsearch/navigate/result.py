@@ -204,10 +204,7 @@ class NavigationResult:
         """Whether ``topic`` is the query without its time phrases, and whether ``terms`` are
         the topic's own: what :meth:`to_dict` leaves out, worked out once for a result (the
         record is frozen) however often it is rendered."""
-        return (
-            self.topic == topic_without(self.query, self.time_hints.phrases),
-            tuple(self.terms) == searched_terms(self.topic),
-        )
+        return _derived(self.query, tuple(self.time_hints.phrases), self.topic, tuple(self.terms))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the stable keys documented in ``docs/navigator.md``.
@@ -310,6 +307,16 @@ class NavigationResult:
         head, status = _frame_parts(self, include_path, events=events)
         said = "".join(blocks) or EMPTY_EVIDENCE
         return f"{above}{head}{below}{said}{status}{closing}"
+
+
+# A fit makes several results of one question (its frame, the answer as chosen, with its
+# count): each asks the same of the same question.
+@functools.lru_cache(maxsize=64)
+def _derived(
+    query: str, phrases: tuple[str, ...], topic: str, terms: tuple[str, ...]
+) -> tuple[bool, bool]:
+    """:attr:`NavigationResult._derived` of a result with these fields."""
+    return topic == topic_without(query, phrases), terms == searched_terms(topic)
 
 
 def frame_markdown(result: NavigationResult) -> str:
@@ -521,6 +528,9 @@ def _segment_day(segment_id: str) -> date | None:
     return key.first_day if key.level is TocLevel.SEGMENT else None
 
 
+# The fit writes each item's line in each place it may take, and the answer writes it again:
+# the lines of the last few items are kept (an item is a frozen record that keeps its hash).
+@functools.lru_cache(maxsize=256)
 def _evidence_line(item: Evidence, day: date, zone: tzinfo, pattern: str | None) -> str:
     """One Markdown line: a quoted event with its time on the ``zone`` clock (the date only
     when it is not ``day``, the date of its segment's heading) and id (its reference where it
