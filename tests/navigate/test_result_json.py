@@ -25,6 +25,7 @@ from tocsearch.navigate import (
     cited_event_ids,
     parse_time_hints,
 )
+from tocsearch.navigate import result as result_module
 from tocsearch.navigate._event_refs import resolve_ref
 from tocsearch.navigate._terms import searched_terms
 from tocsearch.navigate.result import EVENT_REFS_NOTE, evidence_dict, step_dicts
@@ -109,12 +110,13 @@ def test_what_the_json_leaves_out_is_worked_out_once_per_result(
     query: str, terms: tuple[str, ...] | None, topic: str | None, renderings: int
 ) -> None:
     """However often a result is rendered, its topic and terms are compared with the ones its
-    query implies once, and every rendering is the same JSON, leaving out the topic exactly
-    when it is the query without its time phrases and the terms exactly when they are the
-    topic's own."""
+    query implies once (and not again for another result of the same question, as the fit
+    makes), and every rendering is the same JSON, leaving out the topic exactly when it is the
+    query without its time phrases and the terms exactly when they are the topic's own."""
     result = _result(query, [], terms)
     if topic is not None:
         result = attrs.evolve(result, topic=topic)
+    result_module._derived.cache_clear()
     calls: list[str] = []
 
     def counted(name: str, function: Any) -> Any:
@@ -128,7 +130,9 @@ def test_what_the_json_leaves_out_is_worked_out_once_per_result(
         patch.setattr(f"{_RESULT}.topic_without", counted("topic", topic_without))
         patch.setattr(f"{_RESULT}.searched_terms", counted("terms", searched_terms))
         rendered = [result.to_dict() for _ in range(renderings)]
+        counted_again = attrs.evolve(result, tokens_used=result.tokens_used + 1).to_dict()
     assert sorted(calls) == ["terms", "topic"]
+    assert {**counted_again, "tokens_used": result.tokens_used} == rendered[0]
     assert all(data == rendered[0] for data in rendered)
     implied_topic = topic_without(result.query, result.time_hints.phrases)
     assert ("topic" in rendered[0]) == (result.topic != implied_topic)

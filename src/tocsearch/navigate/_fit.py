@@ -264,6 +264,7 @@ class _Meter:
         self._least: dict[tuple[Evidence, Evidence | None, bool, bool], tuple[_Cost, ...]] = {}
         self._patterns: dict[Evidence, str | None] = {}
         self._switches: dict[Evidence, tuple[_Cost, _Cost]] = {}
+        self._openings: dict[Evidence, tuple[str, str]] = {}
         self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
         self.nothing_found = _Cost(0, estimator(EMPTY_EVIDENCE))
         # The status line names the events' clock, and a last line says how to expand.
@@ -346,19 +347,14 @@ class _Meter:
         known = self._known.get(key)
         if known is not None:
             return known
-        data = self._dict(item)
         if opener is None:
-            group = segment_group(data)
-            group["evidence"] = [compact_item(data, group)]
-            lines = run_markdown([item], self.zone, None)
-            cost = self._measured(
-                key, _json(written_group(group)) + ", ", "\n".join(lines) + "\n\n"
-            )
+            group_json, lines = self._opening(item, None)
+            cost = self._measured(key, group_json + ", ", lines + "\n\n")
         else:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
             pattern = self.pattern(opener) if self.fits(item, opener) else None
-            shown = compact_item(data, segment_group(self._dict(opener), pattern))
+            shown = compact_item(self._dict(item), segment_group(self._dict(opener), pattern))
             line = evidence_line(item, opener, self.zone, pattern)
             cost = self._measured(key, _json(shown) + ", ", line + "\n")
             if pattern is not None and not shortened:
@@ -392,19 +388,8 @@ class _Meter:
         known = self._switches.get(opener)
         if known is not None:
             return known
-        pattern = self.pattern(opener)
-        data = self._dict(opener)
-        texts = []
-        for written in (None, pattern):
-            group = segment_group(data, written)
-            group["evidence"] = [compact_item(data, group)]
-            texts.append(
-                (
-                    _json(written_group(group)),
-                    "\n".join(run_markdown([opener], self.zone, written)),
-                )
-            )
-        (plain_json, plain_markdown), (short_json, short_markdown) = texts
+        plain_json, plain_markdown = self._opening(opener, None)
+        short_json, short_markdown = self._opening(opener, self.pattern(opener))
         characters = _Cost(
             len(short_json) - len(plain_json), len(short_markdown) - len(plain_markdown)
         )
@@ -415,6 +400,24 @@ class _Meter:
         )
         known = self._switches[opener] = (characters, tokens)
         return known
+
+    def _opening(self, item: Evidence, pattern: str | None) -> tuple[str, str]:
+        """The JSON group and the Markdown lines of a run that ``item`` begins and ends,
+        writing ``pattern``; without one they are made once (its cost as its run's first
+        item, and what writing its pattern adds to that)."""
+        known = self._openings.get(item) if pattern is None else None
+        if known is not None:
+            return known
+        data = self._dict(item)
+        group = segment_group(data, pattern)
+        group["evidence"] = [compact_item(data, group)]
+        texts = (
+            _json(written_group(group)),
+            "\n".join(run_markdown([item], self.zone, pattern)),
+        )
+        if pattern is None:
+            self._openings[item] = texts
+        return texts
 
     def rendered(self, result: NavigationResult) -> _Cost:
         """What ``result`` costs in each rendering: this meter's frame (the result last given
