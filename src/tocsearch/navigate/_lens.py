@@ -156,7 +156,8 @@ class Lens:
         if digest is not None:
             bitmap = digest.bitmap
             found: list[str] = []
-            for term, spots in self._spots(len(bitmap)):
+            size = len(bitmap)
+            for term, spots in self._term_spots.get(size) or self._spots(size):
                 # TermDigest.holds, with each probe's byte and bit worked out once.
                 if spots is None:
                     found.append(term)

@@ -58,6 +58,8 @@ class DigestRoute:
         self._children: dict[str, tuple[list[TocNode], bool]] = {}
         # Per level, how many nodes the first pass (every term needed) considered and skipped.
         self.pruning: dict[TocLevel, list[int]] = {}
+        # The first pass: every term needed (the one whose skips are tallied).
+        self._every = len(lens.terms)
 
     def years(self) -> list[TocNode] | None:
         """The years of the ranges, newest first, or None when one lacks a digest (then no
@@ -169,8 +171,10 @@ class DigestRoute:
         return kept
 
     def _tally(self, need: int, level: TocLevel, considered: int, skipped: int) -> None:
-        if need == len(self.lens.terms):
-            tally = self.pruning.setdefault(level, [0, 0])
+        if need == self._every:
+            tally = self.pruning.get(level)
+            if tally is None:
+                tally = self.pruning[level] = [0, 0]
             tally[0] += considered
             tally[1] += skipped
 
@@ -243,7 +247,7 @@ class DigestRoute:
         if found is None:
             return None
         kept = [(days[index], mask) for index, mask in found] if found else []
-        if days and need == len(self.lens.terms):
+        if days and need == self._every:
             self._tally(need, TocLevel.DAY, len(days), len(days) - len(kept))
         return kept
 
