@@ -5,7 +5,8 @@
 much as the code. This script pickles the loaded store the first time and reuses it, asks the
 same questions the same way (three warm-up questions, each question once, the garbage
 collector paused) and reports the median CPU time of a question beside its wall time; old and
-new code run alternately by pointing ``PYTHONPATH`` at each.
+new code run alternately by pointing ``PYTHONPATH`` at each. The pickle is named by size and
+question count alone: delete it when the generator or the store's layout changes.
 
 Usage::
 
@@ -50,9 +51,12 @@ def stored(segments: int, calls: int, cache: Path) -> tuple[Navigator, list[str]
         load_tree(tree, storage)
         cache.mkdir(parents=True, exist_ok=True)
         path.write_bytes(pickle.dumps((storage, tree.end, plain, hinted), protocol=5))
+    # Unpickled with the collector paused: it would walk the half-built store again and again.
     gc.disable()
-    storage, end, plain, hinted = pickle.loads(path.read_bytes())
-    gc.enable()
+    try:
+        storage, end, plain, hinted = pickle.loads(path.read_bytes())
+    finally:
+        gc.enable()
     return Navigator(storage, now=end), plain, hinted
 
 
