@@ -40,7 +40,8 @@ class StoreHome:
 
     def moved(self) -> str | None:
         """None while the path names the directory opened; else what it names now:
-        ``"gone"``, ``"a file"`` or ``"another directory"``.
+        ``"gone"``, ``"a file"``, ``"another directory"``, or ``"unreachable"`` with the
+        reason when the path cannot be looked at (a folder on the way made unreadable).
 
         Runtime complexity: one ``stat``.
         """
@@ -50,6 +51,10 @@ class StoreHome:
             return "gone"
         except NotADirectoryError:
             return "gone"  # a folder on the way to it was replaced by a file
+        except OSError as error:
+            # Permission taken away, too many symbolic links, ...: the store cannot tell what
+            # the path names, so it must not answer as if its directory were still there.
+            return f"unreachable ({error.strerror})"
         if not stat.S_ISDIR(found.st_mode):
             return "a file"
         if (found.st_dev, found.st_ino) != self._identity:
