@@ -272,6 +272,23 @@ def test_an_answer_fits_without_trimming(
         assert fitted.reason.endswith(_note(shaped, len(offered)))
 
 
+@given(case=_offers())
+def test_a_run_says_its_title_and_conversation_once(
+    case: tuple[NavigationResult, list[Evidence], int, bool],
+) -> None:
+    """Every item of a run of one segment says the title and conversation its run's first
+    item says (the segment's, or none when that item left them to its ids), so that the
+    heading says them for the whole run in both renderings."""
+    result, offered, budget, full_path = case
+    fitted = fit(
+        result, offered, budget=budget, estimator=estimate_tokens, full_path=full_path, note=_note
+    )
+    said: dict[str, tuple[str, str, str]] = {}
+    for item in fitted.evidence:
+        shown = (item.segment_title, item.project, item.session_id)
+        assert said.setdefault(item.segment_id, shown) == shown
+
+
 @given(result=_results())
 def test_the_pieces_add_up_to_the_rendering_to_the_character(result: NavigationResult) -> None:
     """For the default estimator the fit counts a result's characters from its pieces

@@ -487,10 +487,14 @@ def test_to_dict_is_json_ready_with_stable_keys_and_round_trips() -> None:
         "segments",
         "partial",
         "reason",
-        "tokens_used",
-        "token_budget",
-        "nodes_visited",
-        "iterations",
+        "counts",
+    ]
+    # The four counters are one list, in the documented order.
+    assert data["counts"] == [
+        result.tokens_used,
+        result.token_budget,
+        result.nodes_visited,
+        result.iterations,
     ]
     # Keys holding an empty or default value are left out: the budget counts them.
     assert list(data["steps"][0]) == [

@@ -32,6 +32,7 @@ from tocsearch.navigate.result import EVENT_REFS_NOTE, evidence_dict, step_dicts
 from tocsearch.navigate.timehints import topic_without
 
 _GROUP_KEYS = ("segment_title", "project", "session_id")
+_COUNTED = ("tokens_used", "token_budget", "nodes_visited", "iterations")
 _RESULT = "tocsearch.navigate.result"
 
 NOW = datetime(2026, 2, 4, 15, tzinfo=timezone.utc)
@@ -145,6 +146,39 @@ def test_the_full_form_reads_back_too(evidence: list[Evidence], query: str) -> N
     the same result as the compact one."""
     result = _result(query, evidence, None)
     assert NavigationResult.from_dict(to_dict(result)) == result
+
+
+@given(counters=st.tuples(*[st.integers(0, 10**9)] * 4), query=_queries())
+def test_the_counters_are_one_list_read_back_in_order(
+    counters: tuple[int, int, int, int], query: str
+) -> None:
+    """The four counters are written as one list under counts, in the documented order, and
+    read back to the same result, as the full form's four keys are."""
+    tokens_used, token_budget, nodes_visited, iterations = counters
+    result = attrs.evolve(
+        _result(query, [], None),
+        tokens_used=tokens_used,
+        token_budget=token_budget,
+        nodes_visited=nodes_visited,
+        iterations=iterations,
+    )
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["counts"] == list(counters)
+    assert not {"tokens_used", "token_budget", "nodes_visited", "iterations"} & set(data)
+    assert NavigationResult.from_dict(data) == result == NavigationResult.from_dict(to_dict(result))
+
+
+@pytest.mark.parametrize(
+    "counts", ["1, 2, 3, 4", [1, 2, 3], [1, 2, 3, 4, 5], [1, 2, 3, "4"], [1, 2, True, 4], None]
+)
+def test_counts_that_are_not_four_whole_numbers_are_refused(counts: Any) -> None:
+    """A counts value that is not a list of four whole numbers is an InvalidArgument that says
+    what it must be and what it was."""
+    frame = {key: value for key, value in _FRAME.items() if key not in _COUNTED}
+    with pytest.raises(InvalidArgument) as caught:
+        NavigationResult.from_dict({**frame, "counts": counts, "segments": []})
+    assert "'counts' must be a list of four whole numbers" in str(caught.value)
+    assert repr(counts)[:20] in str(caught.value)
 
 
 def test_left_out_keys_are_the_derivable_ones() -> None:

@@ -481,12 +481,14 @@ class _Meter:
             data = self._dicts[item] = evidence_dict(item)
         return data
 
-    def lean(self, item: Evidence) -> Evidence:
-        """:func:`_lean` of ``item``, made once."""
+    def lean(self, item: Evidence, opener: Evidence | None = None) -> Evidence:
+        """:func:`_lean` of ``item``, made once; after ``opener`` in its run, with the title
+        and conversation the run's heading says (:func:`_in_run`): left out of a later item,
+        they would be written as its own."""
         lean = self._lean.get(item)
         if lean is None:
             lean = self._lean[item] = _lean(item)
-        return lean
+        return lean if opener is None else _in_run(lean, opener)
 
     def least(
         self, item: Evidence, *, opener: Evidence | None, first: bool, shortened: bool
@@ -499,7 +501,7 @@ class _Meter:
         key = (item, opener, first, shortened)
         least = self._least.get(key)
         if least is None:
-            forms = dict.fromkeys([item, self.lean(item)])
+            forms = dict.fromkeys([item, self.lean(item, opener)])
             least = self._least[key] = tuple(
                 self.item(_shortest(form), opener=opener, first=first, shortened=shortened)
                 for form in forms
@@ -529,6 +531,8 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
             break
         segment = item.segment_id
         opener = openers.get(segment)
+        if opener is not None:
+            item = _in_run(item, opener)
         first = not chosen
         taken = _taken(
             item, left, meter, opener=opener, first=first, shortened=segment in shortened
@@ -542,6 +546,16 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
             shortened.add(segment)
         used += taken[1]
     return chosen, used
+
+
+def _in_run(item: Evidence, opener: Evidence) -> Evidence:
+    """``item`` as it is taken into the run of its segment that ``opener`` begins: with the
+    title and conversation the opener says (the segment's, or none when the opener left them
+    to its ids), so that the run says them once, in its heading, in both renderings."""
+    said = (opener.segment_title, opener.project, opener.session_id)
+    if (item.segment_title, item.project, item.session_id) == said:
+        return item
+    return attrs.evolve(item, segment_title=said[0], project=said[1], session_id=said[2])
 
 
 def _taken(
@@ -561,7 +575,7 @@ def _taken(
         return item, cost
     if not any(least.within(left) for least in meter.least(item, **place)):
         return None
-    lean = meter.lean(item)
+    lean = meter.lean(item, opener)
     forms = [item]
     if lean != item:
         forms.append(lean)

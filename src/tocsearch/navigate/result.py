@@ -18,6 +18,7 @@ import attrs
 
 from tocsearch._clock import local_time, parse_zone
 from tocsearch.converter import from_dict, to_dict
+from tocsearch.errors import InvalidArgument
 from tocsearch.ids import node_period, parse_node_id
 from tocsearch.levels import TocLevel
 from tocsearch.navigate._event_refs import item_ref, run_pattern, sole_event
@@ -28,6 +29,7 @@ from tocsearch.search import SearchField
 from tocsearch.text import clip
 
 __all__ = [
+    "COUNTS",
     "ELIDED_PATH_NOTE",
     "EMPTY_EVIDENCE",
     "EVENT_REFS_NOTE",
@@ -218,9 +220,10 @@ class NavigationResult:
         ``start_time``) are left out, ``topic`` is left out when it is the query without its
         time phrases, ``terms`` when they are the topic's own, ``time_hints`` when the query
         has none, ``steps`` when the path is not shown and ``zone`` when it is UTC; a
-        segment's conversation (``project``, ``session_id``) is said once in its group; and
-        the time hints do not repeat
-        the topic (when it is theirs). :meth:`from_dict` puts them back.
+        segment's conversation (``project``, ``session_id``) is said once in its group; the
+        time hints do not repeat the topic (when it is theirs); and the four counters are one
+        list under ``counts``: ``[tokens_used, token_budget, nodes_visited, iterations]``.
+        :meth:`from_dict` puts them back.
         """
         # Built field by field: the evidence and the path through their own helpers (the
         # converter's generic walk over every item costs more than the rest of the answer).
@@ -233,10 +236,7 @@ class NavigationResult:
             "segments": segment_dicts(self.evidence),
             "partial": self.partial,
             "reason": self.reason,
-            "tokens_used": self.tokens_used,
-            "token_budget": self.token_budget,
-            "nodes_visited": self.nodes_visited,
-            "iterations": self.iterations,
+            COUNTS: [self.tokens_used, self.token_budget, self.nodes_visited, self.iterations],
             "zone": self.zone,
         }
         hints = data["time_hints"]
@@ -278,6 +278,8 @@ class NavigationResult:
                 data["steps"] = [_with_defaults(step, _STEP_DEFAULTS) for step in data["steps"]]
             if "segments" in data:
                 data["evidence"] = flat_items(data.pop("segments"))
+            if COUNTS in data:
+                data.update(zip(_COUNTED, _counts(data.pop(COUNTS)), strict=True))
         return from_dict(data, cls)
 
     def to_markdown(self, *, include_path: bool = True) -> str:
@@ -350,6 +352,30 @@ def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) 
         # The clock of the events' times, said once for every line.
         counts += f", times {result.zone}"
     return "\n".join(head) + "\n\n", f"_{said} ({counts})_\n"
+
+
+# The key of the four counters in the JSON, and the fields they are, in their order there:
+# one list costs a third of what four keys do, in every answer.
+COUNTS = "counts"
+_COUNTED = ("tokens_used", "token_budget", "nodes_visited", "iterations")
+
+
+def _counts(value: Any) -> list[int]:
+    """The four counters of a result's ``counts``.
+
+    Raises:
+        InvalidArgument: ``value`` is not a list of four whole numbers.
+    """
+    if (
+        not isinstance(value, list)
+        or len(value) != len(_COUNTED)
+        or not all(isinstance(count, int) and not isinstance(count, bool) for count in value)
+    ):
+        raise InvalidArgument(
+            f"'{COUNTS}' must be a list of four whole numbers "
+            f"[{', '.join(_COUNTED)}], got {value!r:.80}"
+        )
+    return value
 
 
 # The keys to_dict leaves out of a step when they hold these values, and from_dict puts back.
