@@ -203,6 +203,58 @@ def test_without_a_speaker_named_the_turns_after_the_best_hit_follow_it() -> Non
     assert [hit.event.text for hit in hits][:3] == [event.text for event in events[1:]]
 
 
+_FILLERS = ["Fun.", "Yes.", "Sure.", "Right.", "Okay.", "Hmm.", "Well."]
+
+
+def test_a_hit_further_down_that_asks_is_followed_by_its_reply() -> None:
+    """A hit below the best two that asks a question is followed by the turn after it, its
+    reply, though the reply holds no term and the turns around the best hits score more."""
+    turns = [
+        ("Ann", "The quokka quokka quokka show was on."),
+        *[("Bob" if i % 2 == 0 else "Ann", text) for i, text in enumerate(_FILLERS)],
+        ("Ann", "And the quokka quokka quokka keeper spoke."),
+        *[("Bob" if i % 2 == 0 else "Ann", text) for i, text in enumerate(_FILLERS)],
+        ("Ann", "Did you see the quokka?"),
+        ("Bob", "Yes, asleep in the shade."),
+    ]
+    events = _dialogue(turns)
+    terms = ("quokka",)
+    hits = rank_events(_pool(events), TermMatcher(terms), terms, {})
+    order = [hit.event.text for hit in hits]
+    asked = order.index(events[-2].text)
+    assert asked >= 2
+    assert order[asked + 1] == events[-1].text
+    # Scored alone, the reply ranks below turns that only sit near the best hits.
+    assert min(hit.score for hit in hits[:asked]) > hits[asked + 1].score
+
+
+@given(
+    turns=st.lists(
+        st.tuples(
+            st.sampled_from(("Ann", "Bob")),
+            st.sampled_from(("the quokka?", "a quokka", "quokka quokka", "ok", "why?")),
+        ),
+        min_size=1,
+        max_size=24,
+    ),
+    named=st.booleans(),
+)
+def test_context_moves_only_reorder_the_hits(turns: list[tuple[str, str]], named: bool) -> None:
+    """Moving context up behind hits (after-context, a named speaker's turns, the reply to a
+    question) changes the order only: every event holding a term or next to one is returned
+    exactly once, and the best one first."""
+    events = _dialogue(turns)
+    terms = ("ann", "quokka") if named else ("quokka",)
+    hits = rank_events(_pool(events), TermMatcher(terms), terms, {})
+    returned = [hit.event.event_id for hit in hits]
+    assert len(returned) == len(set(returned))
+    holding = [i for i, e in enumerate(events) if "quokka" in e.text or (named and "Ann" in e.text)]
+    near = {j for i in holding for j in range(i - 1, i + 7) if 0 <= j < len(events)}
+    assert set(returned) == {events[j].event_id for j in near} if holding else not returned
+    if hits:
+        assert hits[0].score == max(hit.score for hit in hits)
+
+
 @given(
     turns=st.lists(
         st.tuples(st.sampled_from(("Ann", "Bob", "Cy")), st.sampled_from(("Ann", "Bob", ""))),

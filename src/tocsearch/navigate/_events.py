@@ -17,8 +17,8 @@ grep, with three signals:
 A query term that names a speaker (an event's ``speaker`` metadata, as importers of
 conversations between people record it) says who spoke, not what was said: it is held by the
 events that person said, not by every turn that addresses them by name. The turns around the
-best hits are moved up behind them, as grep's context lines; when the question names a speaker,
-only that speaker's turns.
+best hits are moved up behind them, as grep's context lines, and so is the reply to a hit further
+down that asks a question; when the question names a speaker, only that speaker's turns.
 
 Everything is computed on the fly from the events at hand: no index.
 """
@@ -64,6 +64,8 @@ _SPOKEN_HITS = 3
 _SPOKEN_BEFORE = 2
 _SPOKEN_AFTER = 3
 _FADE = 0.85
+# The best hits among which one that asks a question is followed by its reply.
+_ASKING_HITS = 10
 # The event metadata key naming who said an event (set by importers of conversations between
 # people, such as LoCoMo's).
 SPEAKER_KEY = "speaker"
@@ -241,16 +243,23 @@ def _with_context(
     that names the topic is where its answer usually is. With ``said`` (the events of the
     speakers the question names), it is those speakers' turns shortly before and after a hit,
     the nearest first, those before it first: the question is about what they said, and one
-    exchange often spreads it over several of their turns."""
+    exchange often spreads it over several of their turns. Further down, among the best
+    :data:`_ASKING_HITS`, a hit that asks a question (the question's words in someone's
+    question) is followed by the turn after it, its reply (by a speaker the question names,
+    with ``said``): a question that holds the words is often answered by a turn that holds
+    none of them."""
     position = {item.event.event_id: index for index, item in enumerate(pool)}
     by_id = {hit.event.event_id: hit for hit in hits}
     ordered: dict[str, EventHit] = {}
     for rank, hit in enumerate(hits):
         ordered.setdefault(hit.event.event_id, hit)
-        if rank >= (_REPLIED_HITS if said is None else _SPOKEN_HITS):
-            continue
         start = position[hit.event.event_id]
-        if said is None:
+        if rank >= (_REPLIED_HITS if said is None else _SPOKEN_HITS):
+            if rank >= _ASKING_HITS or not _asks(hit.event.text):
+                continue
+            # A hit further down that asks a question: its reply comes right behind it.
+            around = _same_session(pool, start, range(start + 1, start + 2))
+        elif said is None:
             around = _same_session(pool, start, range(start + 1, start + _REPLIES + 1))
         else:
             before = range(start - 1, start - _SPOKEN_BEFORE - 1, -1)
@@ -262,6 +271,11 @@ def _with_context(
             if found is not None and (said is None or event_id in said):
                 ordered.setdefault(event_id, found)
     return list(ordered.values())
+
+
+def _asks(text: str) -> bool:
+    """Whether ``text`` ends by asking a question."""
+    return text.rstrip().endswith("?")
 
 
 def _same_session(pool: Sequence[PooledEvent], start: int, indexes: range) -> list[int]:
