@@ -133,7 +133,8 @@ def test_what_the_json_leaves_out_is_worked_out_once_per_result(
         rendered = [result.to_dict() for _ in range(renderings)]
         counted_again = attrs.evolve(result, tokens_used=result.tokens_used + 1).to_dict()
     assert sorted(calls) == ["terms", "topic"]
-    assert {**counted_again, "tokens_used": result.tokens_used} == rendered[0]
+    counted_again["counts"][0] = result.tokens_used
+    assert counted_again == rendered[0]
     assert all(data == rendered[0] for data in rendered)
     implied_topic = topic_without(result.query, result.time_hints.phrases)
     assert ("topic" in rendered[0]) == (result.topic != implied_topic)
