@@ -3,14 +3,18 @@ says so with StorageError, as it does for a directory moved away, never a bare O
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from tests._support.storage_helpers import FILE_BACKENDS, open_store
 
 from tocsearch.errors import StorageError
+from tocsearch.levels import TocLevel
 from tocsearch.storage._home import StoreHome
 
 
@@ -61,3 +65,30 @@ def test_a_store_whose_directory_becomes_unreadable_says_so(
         assert store.revision() == before
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("backend", FILE_BACKENDS)
+@pytest.mark.parametrize("read", ["revision", "get_nodes_by_level", "get_events", "count_events"])
+def test_a_read_of_a_store_gone_says_so_once(tmp_path: Path, backend: str, read: str) -> None:
+    """A read that finds the store's directory gone answers as before or raises one
+    StorageError that says so once: the reads that explain a failure of the files, and a
+    backend's read built on another, do not wrap the explanation in itself again."""
+    path = tmp_path / "store"
+    store = open_store(backend, path)
+    calls: dict[str, Callable[[], object]] = {
+        "revision": store.revision,
+        "get_nodes_by_level": lambda: store.get_nodes_by_level(TocLevel.YEAR),
+        "get_events": store.get_events,
+        "count_events": store.count_events,
+    }
+    shutil.rmtree(path)
+    said = None
+    try:
+        calls[read]()
+    except StorageError as error:
+        said = str(error)
+    finally:
+        with contextlib.suppress(StorageError):
+            store.close()
+    if said is not None:
+        assert said.count(f"store directory {str(path)!r} is gone now") == 1, said

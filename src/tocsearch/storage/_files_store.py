@@ -16,7 +16,7 @@ from tocsearch._json_text import read_json
 from tocsearch.errors import StorageError, StoreReadOnly
 from tocsearch.models import Event, Grip, TocNode
 from tocsearch.storage._files import read_bytes, store_root, write_atomically
-from tocsearch.storage._home import opened_home
+from tocsearch.storage._home import StoreMoved, opened_home
 from tocsearch.storage._lock import LOCK_NAME, WriterLock
 from tocsearch.storage.backend import Backend
 
@@ -152,13 +152,15 @@ def reading_files(
     def read(self: _Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
+        except StoreMoved:
+            raise  # says so already (from a check of the directory, or a read inside this one)
         except StorageError as error:
             moved = self._home.moved_error("read the store", str(error))
             if moved is None:
                 raise
             raise moved from error
         except OSError as error:
-            raise StorageError(f"cannot read the store: {self._files_failure(error)}") from error
+            raise self._files_error("read the store", error) from error
 
     return read
 
@@ -204,15 +206,17 @@ class FileStorage(Backend):
         except StorageError:
             raise
         except OSError as error:
-            raise StorageError(f"cannot {action}: {self._files_failure(error)}") from error
+            raise self._files_error(action, error) from error
 
-    def _files_failure(self, error: OSError) -> str:
+    def _files_error(self, action: str, error: OSError) -> StorageError:
+        """``error``, a failure of the files while doing ``action``, as the StorageError
+        that names the store: a :class:`StoreMoved` when the directory has moved."""
         where = f": {os.fsdecode(error.filename)}" if error.filename is not None else ""
         failure = f"{error.strerror or error}{where}"
-        moved = self._home.moved()
+        moved = self._home.moved_error(action, failure)
         if moved is not None:
-            return f"store directory {str(self._path)!r} is {moved} now ({failure})"
-        return f"store {str(self._path)!r}: {failure}"
+            return moved
+        return StorageError(f"cannot {action}: store {str(self._path)!r}: {failure}")
 
     def put_nodes(self, nodes: Iterable[TocNode]) -> None:
         self._ensure_writable("put nodes")

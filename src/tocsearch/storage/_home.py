@@ -16,7 +16,13 @@ from pathlib import Path
 from tocsearch.errors import StorageError
 from tocsearch.storage._lock import WriterLock
 
-__all__ = ["StoreHome", "opened_home"]
+__all__ = ["StoreHome", "StoreMoved", "opened_home"]
+
+
+class StoreMoved(StorageError):
+    """A store's directory is no longer the one it opened; the message says what the path
+    names now. Its own kind so that code explaining a failure by the move can tell an
+    explanation already given and pass it on as it is."""
 
 
 class StoreHome:
@@ -61,14 +67,14 @@ class StoreHome:
             return "another directory"
         return None
 
-    def moved_error(self, action: str, cause: str = "") -> StorageError | None:
+    def moved_error(self, action: str, cause: str = "") -> StoreMoved | None:
         """The error that says ``action`` cannot be done because the directory moved (with
         ``cause``, the failure it explains, in parentheses), or None while it is in place."""
         moved = self.moved()
         if moved is None:
             return None
         because = f" ({cause})" if cause else ""
-        return StorageError(
+        return StoreMoved(
             f"cannot {action}: store directory {str(self.path)!r} is {moved} now{because}"
         )
 
@@ -76,7 +82,7 @@ class StoreHome:
         """Raise unless the path still names the directory opened.
 
         Raises:
-            StorageError: saying what the path names now, and that ``action`` cannot be done.
+            StoreMoved: saying what the path names now, and that ``action`` cannot be done.
         """
         error = self.moved_error(action)
         if error is not None:
