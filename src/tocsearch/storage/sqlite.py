@@ -563,18 +563,22 @@ class SqliteStorage(StorageCommon):
     def revision(self) -> int | None:
         """Changes with every transaction of this store object and every commit another
         connection makes (``PRAGMA data_version``), in this process or another: a reader
-        sees a writer's commits here as its queries do. One pragma a call."""
+        sees a writer's commits here as its queries do. One pragma a call.
+
+        Raises:
+            StorageError: the store's directory was moved away, removed or replaced since it
+                opened.
+        """
         self._ensure_open()
         db = self._db
         held = db.held_reads()
-        if held is None or held != self._revision_held:
-            # The database file stays open wherever its directory goes, and reads answer from
-            # it; the revision, asked first by a reader that keeps what it read, says so.
-            self._home.confirm("read the store")
         if held is not None and held == self._revision_held:
             # The same read transaction: no other connection's commit can be seen in it, and
             # a write through this store ends it (see _sqlite_reads).
             return self._revision
+        # The database file stays open wherever its directory goes, and reads answer from it;
+        # the revision, asked first by a reader that keeps what it read, says so.
+        self._home.confirm("read the store")
         state = (db.transactions, db.data_version())
         if state != self._revision_of:
             # Read after the state: a write that lands meanwhile moves the state again.
