@@ -318,6 +318,25 @@ def test_counting_characters_chooses_what_rendering_chooses(
     assert counted == rendered
 
 
+@given(items=st.lists(_items, min_size=2, max_size=4), first=st.booleans(), shortened=st.booleans())
+def test_an_item_costs_what_any_estimator_adds_up(
+    items: list[Evidence], first: bool, shortened: bool
+) -> None:
+    """An item's cost in its place, after its run's first item, is the same in tokens whether
+    the meter counts characters or not: an item that makes its run write its id pattern adds
+    that pattern's tokens as any estimator's are added, so the two choose alike."""
+    opener, *later = items
+
+    def rendering(text: str) -> int:
+        return estimate_tokens(text)
+
+    counting, other = _Meter(estimate_tokens, "UTC"), _Meter(rendering, "UTC")
+    for item in later:
+        assert counting.item(item, opener=opener, first=first, shortened=shortened) == other.item(
+            item, opener=opener, first=first, shortened=shortened
+        )
+
+
 @given(steps=navigation_steps())
 def test_the_least_a_path_takes_is_at_most_its_json(steps: tuple[NavigationStep, ...]) -> None:
     """The characters a path is told to take at the least, without writing it, are at most

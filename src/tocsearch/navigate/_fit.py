@@ -360,10 +360,10 @@ class _Meter:
             if pattern is not None and not shortened:
                 characters, switch = self.switch(opener)
                 if self._counts_characters:
-                    total = self._characters[key] = self._characters[key] + characters
-                    cost = _tokens_of(total)
-                else:
-                    cost += switch
+                    self._characters[key] += characters
+                # Its tokens are added as any estimator's are, not made from the characters
+                # added up: counting characters chooses what rendering would.
+                cost += switch
         if first:
             cost += _Cost(0, self._closing)
         self._known[key] = cost
