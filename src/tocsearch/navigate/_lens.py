@@ -315,6 +315,15 @@ class Lens:
                 found.append((index, mapped))
         return found
 
+    def stacked_kept_by(self, stack: DayStack, need: int) -> StackedKept | None:
+        """What ``need`` of the terms keep in every day of ``stack``, when this question
+        reads the stack already (:meth:`read_through`); None otherwise, having done
+        nothing."""
+        kept = self._stacked_kept.get((stack, need))
+        if kept is None and stack in self._stacked and self.terms:
+            kept = self._kept_in(stack, need)
+        return kept
+
     def _stacked_whole(
         self, days: Sequence[TocNode], stack: DayStack | None
     ) -> tuple[DayStack, Whole] | None:

@@ -25,6 +25,7 @@ from tocsearch.navigate._day_stacks import DayStack
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._skeleton import SkeletonView
 from tocsearch.navigate._walk import Walk, inside, level_of, wholly_inside
+from tocsearch.navigate._year_plan import YearPlan, plan_year, spread_of
 from tocsearch.navigate.timehints import TimeRange
 from tocsearch.storage.protocol import Storage
 
@@ -219,6 +220,10 @@ class DigestRoute:
                 # A year the ranges cut is read day by day: stacking all its days would
                 # cost more than reading the few the ranges keep.
                 stack = self._stack(node)
+                plan = self._plan(node, stack)
+                if plan is not None:
+                    yield from self._planned(plan, need, read)
+                    continue
             # Only days are stacked: a list of months or weeks is never answered for.
             kept_days = (
                 None
@@ -235,6 +240,91 @@ class DigestRoute:
             found: dict[str, int] = {}
             kept = self._kept(children, need, ascending=True, stack=stack, masks=found)
             yield from self._descend(kept, need, read, stack, found)
+
+    def _planned(self, plan: YearPlan, need: int, read: set[str]) -> Iterator[list[TocNode]]:
+        """What :meth:`_descend` yields below the year of ``plan``, month by month: the same
+        segments in the same order, the same tallies and the same digests consulted. A month
+        none of whose digest-kept weeks has a day whose map keeps a segment is ruled out by
+        one look at the stack (:meth:`~tocsearch._stacked_maps.StackedKept.any_in`), its
+        days tallied and counted as consulted in bulk, as the week-by-week walk would."""
+        lens, stack = self.lens, plan.stack
+        # What _kept does with the year's months (they are no days: no map to read).
+        lens.read_through(stack)
+        months = lens.prune(plan.months, need)
+        self._tally(need, TocLevel.MONTH, len(plan.months), len(plan.months) - len(months))
+        for month in reversed(months):
+            month_plan = plan.plans[month.node_id]
+            kept = lens.stacked_kept_by(stack, need)
+            if kept is None:
+                # The question reads this year's days through their own maps so far: week
+                # by week, as the stack's bookkeeping expects (Lens.read_through).
+                found: dict[str, int] = {}
+                weeks = self._kept(month_plan.weeks, need, ascending=True, stack=stack, masks=found)
+                yield from self._descend(weeks, need, read, stack, found)
+                continue
+            weeks = month_plan.weeks
+            held = lens.prune(weeks, need)
+            self._tally(need, TocLevel.WEEK, len(weeks), len(weeks) - len(held))
+            if len(held) == len(weeks):
+                chosen, spread = month_plan.days, month_plan.spread
+            elif held:
+                ids = {week.node_id for week in held}
+                chosen = [
+                    days
+                    for week, days in zip(weeks, month_plan.days, strict=True)
+                    if week.node_id in ids
+                ]
+                spread = spread_of(chosen)
+            else:
+                continue
+            checked = lens.digest_checked
+            if spread is not None and not kept.any_in(spread):
+                count = 0
+                for days, whole in chosen:
+                    if whole is not None:
+                        checked.update(whole[1])
+                    count += len(days)
+                if count:
+                    self._tally(need, TocLevel.DAY, count, count)
+                continue
+            # The days of weeks ruled out by one look, tallied before anything is yielded
+            # (the tallies are sums: read at a yield, they are what the walk would have).
+            ruled_out = 0
+            for days, whole in reversed(chosen):
+                if whole is not None and not kept.any_in(whole[2]):
+                    checked.update(whole[1])
+                    ruled_out += len(days)
+                    continue
+                if ruled_out:
+                    self._tally(need, TocLevel.DAY, ruled_out, ruled_out)
+                    ruled_out = 0
+                stacked = self._stacked_days(days, need, stack)
+                if stacked is None:
+                    # A week with a day the stack does not hold: day by day, as _descend.
+                    masks: dict[str, int] = {}
+                    kept_days = self._kept(days, need, ascending=True, stack=stack, masks=masks)
+                    yield from self._descend(kept_days, need, read, stack, masks)
+                    continue
+                for day, mask in reversed(stacked):
+                    mapped = self._mapped(day, need, stack, mask)
+                    if mapped:
+                        yield mapped
+            if ruled_out:
+                self._tally(need, TocLevel.DAY, ruled_out, ruled_out)
+
+    def _plan(self, year: TocNode, stack: DayStack | None) -> YearPlan | None:
+        """The :class:`YearPlan` of ``year`` for ``stack``, kept between questions with the
+        skeleton; None for a route the ranges cut, without a stack or a skeleton, or a year
+        the plan cannot lay out."""
+        skeleton = self._skeleton
+        if self.ranges or stack is None or skeleton is None:
+            return None
+        known = skeleton.plans.get(year.node_id)
+        if known is not None and known[0] is stack:
+            return known[1]
+        plan = plan_year(stack, year, self._children_of)
+        skeleton.keep_plan(year, stack, plan)
+        return plan
 
     def _stacked_days(
         self, days: list[TocNode], need: int, stack: DayStack | None

@@ -18,6 +18,8 @@ from __future__ import annotations
 from tocsearch._checks import whole_number
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
+from tocsearch.navigate._day_stacks import DayStack
+from tocsearch.navigate._year_plan import YearPlan
 
 __all__ = ["Skeleton", "SkeletonView"]
 
@@ -27,7 +29,7 @@ class SkeletonView:
 
     Runtime complexity: O(1) per lookup; O(c) to keep a list of c children."""
 
-    __slots__ = ("_room", "children", "revision", "routed")
+    __slots__ = ("_room", "children", "plans", "revision", "routed")
 
     def __init__(self, revision: int, capacity: int) -> None:
         self.revision = revision
@@ -36,6 +38,9 @@ class SkeletonView:
         # What a route over the whole history opens below a node: its children deeper than
         # it, and whether it is a day whose segments carry no digest.
         self.routed: dict[str, tuple[list[TocNode], bool]] = {}
+        # The plan of each year a route laid out (None: it cannot be), with the stack of
+        # the year's days it was made with.
+        self.plans: dict[str, tuple[DayStack, YearPlan | None]] = {}
         self._room = capacity
 
     def keep_children(self, node_id: str, children: list[TocNode]) -> None:
@@ -51,6 +56,10 @@ class SkeletonView:
         children are kept (they hold every node the route opens)."""
         if node.node_id in self.children:
             self.routed[node.node_id] = opened
+
+    def keep_plan(self, year: TocNode, stack: DayStack, plan: YearPlan | None) -> None:
+        """Keep the plan of ``year`` made with ``stack`` (replacing one made with another)."""
+        self.plans[year.node_id] = (stack, plan)
 
 
 class Skeleton:

@@ -1,0 +1,99 @@
+"""A year's months, weeks and stacked days laid out once for the digest route.
+
+A question without a time hint walks every month and week of every year its digests keep
+(:mod:`tocsearch.navigate._route`), and a pair of words said in most weeks but rarely in one
+segment keeps almost all of them: some 300 weeks for five years, each listed, checked against
+the year's stacked day maps (:mod:`tocsearch.navigate._day_stacks`) and found to keep nothing.
+A :class:`YearPlan` holds what that walk reads below a year, made once while the year's stack
+and the tree above the segments are unchanged: each month's weeks, each week's days with their
+places in the stack, and the places of all the days of a month spread over the stack's row
+shapes, so a month (or a week) none of whose days keeps a segment is ruled out with one AND
+per row shape, without the calls the node-by-node walk makes for each week.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import reduce
+from operator import or_
+
+from tocsearch.levels import TocLevel
+from tocsearch.models import TocNode
+from tocsearch.navigate._day_stacks import DayStack, Whole
+
+__all__ = ["MonthPlan", "YearPlan", "plan_year", "spread_of"]
+
+
+class MonthPlan:
+    """The weeks of one month (in time order), each with its days (in time order) and what
+    the stack says of them (:meth:`DayStack.whole`: None when it does not hold every one),
+    and the places of all their days spread over the stack's row shapes (None when the
+    stack does not hold them all)."""
+
+    __slots__ = ("days", "spread", "weeks")
+
+    def __init__(
+        self,
+        weeks: list[TocNode],
+        days: list[tuple[list[TocNode], Whole | None]],
+        spread: list[int] | None,
+    ) -> None:
+        self.weeks = weeks
+        self.days = days
+        self.spread = spread
+
+
+class YearPlan:
+    """The months of a year (in time order) with their :class:`MonthPlan`, for the one
+    ``stack`` it was made with."""
+
+    __slots__ = ("months", "plans", "stack")
+
+    def __init__(self, stack: DayStack, months: list[TocNode], plans: list[MonthPlan]) -> None:
+        self.stack = stack
+        self.months = months
+        # By month id: a route hands the months it keeps in its own order.
+        self.plans = {month.node_id: plan for month, plan in zip(months, plans, strict=True)}
+
+
+def plan_year(
+    stack: DayStack,
+    year: TocNode,
+    children: Callable[[TocNode], tuple[list[TocNode], bool]],
+) -> YearPlan | None:
+    """The plan of ``year``, whose opened children (deeper nodes in time order, and whether it
+    is a day whose segments carry no digest) ``children`` lists as the route opens them; None
+    unless the year holds only months, each month some weeks and nothing else, and each week
+    only days (then the route walks the year node by node).
+
+    Runtime complexity: O(n) for n nodes below the year, down to the days."""
+    months, _ = children(year)
+    if not months:
+        return None
+    plans: list[MonthPlan] = []
+    for month in months:
+        weeks, _ = children(month)
+        if month.level is not TocLevel.MONTH or not weeks:
+            return None
+        days: list[tuple[list[TocNode], Whole | None]] = []
+        for week in weeks:
+            below, _ = children(week)
+            if week.level is not TocLevel.WEEK or any(
+                day.level is not TocLevel.DAY for day in below
+            ):
+                return None
+            days.append((below, stack.whole(below)))
+        plans.append(MonthPlan(weeks, days, spread_of(days)))
+    return YearPlan(stack, months, plans)
+
+
+def spread_of(weeks: Sequence[tuple[list[TocNode], Whole | None]]) -> list[int] | None:
+    """The places of the days of ``weeks`` (as a :class:`MonthPlan` holds them, at least one)
+    spread over their stack's row shapes, the spreads of the weeks joined; None when the
+    stack does not hold every day."""
+    spreads: list[list[int]] = []
+    for _, whole in weeks:
+        if whole is None:
+            return None
+        spreads.append(whole[2])
+    return [reduce(or_, shape) for shape in zip(*spreads, strict=True)]

@@ -1,0 +1,123 @@
+"""A digest route walks a year it has laid out (months, weeks, stacked days) as it walks one
+node by node: the same segments, batches, skip tallies and consulted digests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests._support.walks import term_sets
+from tests.navigate.test_day_stacks import QUERIES, built, copied, days_of, extra_sessions
+
+from tocsearch.ingest import TocBuilder
+from tocsearch.levels import TocLevel
+from tocsearch.models import Event
+from tocsearch.navigate._day_stacks import DayStack, DayStacks
+from tocsearch.navigate._digests import DigestCache
+from tocsearch.navigate._lens import Lens
+from tocsearch.navigate._route import DigestRoute
+from tocsearch.navigate._skeleton import SkeletonView
+from tocsearch.navigate._terms import topic_terms
+from tocsearch.navigate._year_plan import YearPlan, plan_year
+from tocsearch.storage import InMemoryStorage
+
+__all__ = ["built"]  # the shared store fixture
+
+Walked = tuple[list[tuple[int, list[str], str]], str, set[str]]
+
+
+def walked(
+    storage: InMemoryStorage,
+    terms: tuple[str, ...],
+    stacks: DayStacks,
+    skeleton: SkeletonView | None,
+    digests: DigestCache,
+) -> Walked:
+    """Every pass of a route over the whole store: each batch of segment ids with its pass and
+    the route's note of skips when it came (the scan writes the note at its first page), the
+    final note and the nodes whose digests were consulted."""
+    lens = Lens(terms, digests=digests, stacks=stacks)
+    route = DigestRoute(storage, lens, (), {}, skeleton)
+    years = route.years()
+    assert years is not None
+    batches = [
+        (need, [node.node_id for node in batch], route.note())
+        for need, batch in route.graded(years, lambda need: True)
+    ]
+    return batches, route.note(), lens.digest_checked
+
+
+def assert_planned_as_walked(
+    storage: InMemoryStorage, terms: tuple[str, ...], direct: int, questions: int = 2
+) -> SkeletonView:
+    """Questions asked of one skeleton and one set of stacks walk as a route without a
+    skeleton (node by node) does, from the first question on; returns the skeleton."""
+    skeleton = SkeletonView(0, 1_000_000)
+    stacks = DayStacks(unstacked=0, direct=direct)
+    digests = DigestCache()
+    expected = walked(storage, terms, DayStacks(unstacked=0, direct=direct), None, DigestCache())
+    for _ in range(questions):
+        assert walked(storage, terms, stacks, skeleton, digests) == expected
+    return skeleton
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_planned_year_is_walked_as_node_by_node(built: InMemoryStorage, query: str) -> None:
+    """With the years laid out, the route yields and tallies what it does node by node, and
+    each year is walked by its plan."""
+    terms = tuple(topic_terms(query))
+    skeleton = assert_planned_as_walked(built, terms, direct=0)
+    years = built.get_nodes_by_level(TocLevel.YEAR)
+    assert {year.node_id for year in years} <= set(skeleton.plans)
+    assert all(isinstance(plan, YearPlan) for _, plan in skeleton.plans.values())
+
+
+@settings(max_examples=15)
+@given(term_sets, st.integers(0, 6))
+def test_a_planned_year_walks_as_node_by_node_whenever_the_stack_is_read(
+    built: InMemoryStorage, terms: tuple[str, ...], direct: int
+) -> None:
+    """However many lists of days a question reads through the days' own maps before the
+    stack, the planned walk yields, tallies and consults what the node-by-node walk does."""
+    assert_planned_as_walked(built, terms, direct)
+
+
+@settings(max_examples=10)
+@given(extra_sessions, term_sets)
+def test_a_planned_year_walks_as_node_by_node_after_the_store_changes(
+    built: InMemoryStorage, extra: list[Event], terms: tuple[str, ...]
+) -> None:
+    """On a store that gained sessions (new segments in old days, new days and weeks), the
+    plans of its new revision walk as the node-by-node route does."""
+    changed = copied(built)
+    TocBuilder(changed).ingest(extra)
+    assert_planned_as_walked(changed, terms, direct=2)
+
+
+def test_a_week_with_a_day_the_stack_does_not_hold_is_walked_day_by_day(
+    built: InMemoryStorage,
+) -> None:
+    """A plan made with a stack that lacks a day keeps every day in time order, but marks the
+    lacking day's week and month as not answered for by the stack (the route then reads that
+    week day by day); the other weeks keep their places."""
+    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
+    days = days_of(built, year)
+    route = DigestRoute(built, Lens(("token",)), (), {}, SkeletonView(0, 1_000_000))
+    digests = DigestCache()
+    stacked = [day for day in days if digests.segment_map(day) is not None]
+    left_out = stacked[len(stacked) // 2]
+    plan = plan_year(
+        DayStack([day for day in stacked if day is not left_out], digests), year, route._children_of
+    )
+    assert plan is not None
+    assert [day for month in plan.plans.values() for week, _ in month.days for day in week] == days
+    for month in plan.plans.values():
+        lacking = [left_out in week for week, _ in month.days]
+        for (week, whole), lacks in zip(month.days, lacking, strict=True):
+            assert (whole is None) == (lacks or any(day not in stacked for day in week))
+        assert (month.spread is None) == any(whole is None for _, whole in month.days)
+    assert any(
+        left_out in week and whole is None
+        for month in plan.plans.values()
+        for week, whole in month.days
+    )
