@@ -9,6 +9,7 @@ import re
 import sys
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -110,6 +111,82 @@ def test_statement_cues_match_a_case_insensitive_search(text: str) -> None:
     assert found == (PLAIN_SEGMENT_CUES.search(text) is not None)
     found = _parents._STATEMENT_CUES.search(lowered) is not None
     assert found == (PLAIN_PARENT_CUES.search(text) is not None)
+
+
+# Every kind of ASCII character the patterns treat apart (word characters, the marks a token
+# may hold inside, white space including the separators Unicode counts as white space,
+# punctuation and control characters), with cue words and their capitals.
+_ASCII_PIECES = (
+    *filter(str.isascii, _PIECES), "Fixing", "CAUSED", "decide", "x_y", "v2.3.1", "it's", "a/b",
+    "9", " ", "\t", "\n", "\x0b", "\x1c", "\x1f", "\x00", ",", ";", "_", "=",
+)  # fmt: skip
+ascii_texts = st.lists(st.sampled_from(_ASCII_PIECES), max_size=40).map("".join)
+
+
+@given(ascii_texts)
+@example("Root\x1ccause: auth.py's v2.3.1 fix_it")
+def test_ascii_twins_find_what_the_unicode_patterns_find(text: str) -> None:
+    """In ASCII text the twins compiled for it find the same tokens and statement cues as the
+    Unicode patterns (and the plain forms)."""
+    assert text.isascii()
+    assert _terms.tokens(text) == _terms.TOKEN_PATTERN.findall(text) == PLAIN_TOKENS.findall(text)
+    assert _terms.ASCII_TOKEN_PATTERN.findall(text) == PLAIN_TOKENS.findall(text)
+    lowered = text.lower()
+    found = _extractive._ASCII_STATEMENT_CUES.search(lowered) is not None
+    assert found == (PLAIN_SEGMENT_CUES.search(text) is not None)
+    found = _parents._ASCII_STATEMENT_CUES.search(lowered) is not None
+    assert found == (PLAIN_PARENT_CUES.search(text) is not None)
+
+
+@given(st.lists(texts | ascii_texts, min_size=1, max_size=6))
+def test_summaries_are_the_same_without_the_ascii_twins(values: list[str]) -> None:
+    """A segment's summary and its parent's are the same when ASCII text is read by the
+    Unicode patterns instead of their twins."""
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+    events = [
+        Event(
+            event_id=ids.event_id(start + timedelta(minutes=index), f"e{index}"),
+            session_id="s1",
+            timestamp=start + timedelta(minutes=index),
+            role="user" if index % 2 == 0 else "assistant",
+            event_type="user_message" if index % 2 == 0 else "assistant_message",
+            text=value,
+        )
+        for index, value in enumerate(values)
+    ]
+    summarizer = ExtractiveSummarizer()
+
+    def both() -> tuple[Summary, Summary]:
+        # Fresh caches: a summary must not be read back from the other run's.
+        _phrasing._KEY_CACHES.clear()
+        _parents._bullet_parts.cache_clear()
+        _terms.clean_sentence.cache_clear()
+        segment = summarizer.summarize_events(events)
+        return segment, summarizer.summarize_children([segment])
+
+    with_twins = both()
+    twins = (_terms.ASCII_TOKEN_PATTERN, _extractive._ASCII_STATEMENT_CUES)
+    parent_twin = _parents._ASCII_STATEMENT_CUES
+    try:
+        _terms.ASCII_TOKEN_PATTERN = _terms.TOKEN_PATTERN
+        _extractive._ASCII_STATEMENT_CUES = _extractive._STATEMENT_CUES
+        _parents._ASCII_STATEMENT_CUES = _parents._STATEMENT_CUES
+        without = both()
+    finally:
+        _terms.ASCII_TOKEN_PATTERN, _extractive._ASCII_STATEMENT_CUES = twins
+        _parents._ASCII_STATEMENT_CUES = parent_twin
+        _phrasing._KEY_CACHES.clear()
+        _parents._bullet_parts.cache_clear()
+    assert with_twins == without
+
+
+def test_a_pattern_that_matches_white_space_has_no_ascii_twin() -> None:
+    """ASCII mode narrows white space (no separators \\x1c-\\x1f), so a pattern using it gets
+    no twin, with an error naming the pattern."""
+    for pattern in (r"a\s+b", r"[^\S]"):
+        with pytest.raises(ValueError, match=re.escape(repr(pattern))):
+            _terms.ascii_twin(re.compile(pattern))
+    assert _terms.ascii_twin(re.compile(r"\bx\w*")).flags & re.ASCII
 
 
 token_texts = st.lists(

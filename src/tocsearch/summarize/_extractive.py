@@ -71,6 +71,7 @@ _STATEMENT_CUES = re.compile(
     r"turns out|resolved|chose|choose|going with|go with|recorded|instead|so we|means|proposal|"
     r"plan)\b"
 )
+_ASCII_STATEMENT_CUES = _terms.ascii_twin(_STATEMENT_CUES)
 
 
 def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
@@ -200,7 +201,9 @@ class ExtractiveSummarizer:
         documents: list[_Sentence] = []
         tools: set[str] = set()
         pending: list[tuple[int, list[str]]] = []  # document index, tokens
+        # _terms.tokens, written out: this runs for every event.
         findall = _terms.TOKEN_PATTERN.findall
+        ascii_findall = _terms.ASCII_TOKEN_PATTERN.findall
         for position, event in enumerate(events):
             text = event.text
             if not text:
@@ -217,7 +220,7 @@ class ExtractiveSummarizer:
                     tools.add(_terms.term_key(call[0]))
                     text = call[1]
                     role_weight = _TOOL_CALL_WEIGHT
-            found = findall(text)
+            found = (ascii_findall if text.isascii() else findall)(text)
             if not found:
                 continue
             bucket = by_weight.get((role_weight, evidence))
@@ -463,7 +466,8 @@ def _score(sentence: _Sentence, weights: dict[str, float], covered: dict[str, No
 def _statement_factor(sentence: _Sentence) -> float:
     """More for a decision, finding or cause; less for a question."""
     factor = 1.0
-    if _STATEMENT_CUES.search(sentence.text.lower()):
+    lowered = sentence.text.lower()
+    if (_ASCII_STATEMENT_CUES if lowered.isascii() else _STATEMENT_CUES).search(lowered):
         factor *= 1.25
     if sentence.text.rstrip().endswith("?"):
         factor *= 0.7
@@ -498,7 +502,7 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
     """The sentences of whole-event documents, with the documents' event ids and role weights,
     numbered so that sorting by ``order`` gives time order."""
     found_sentences: list[_Sentence] = []
-    findall = _terms.TOKEN_PATTERN.findall
+    tokens = _terms.tokens
     split = _terms.SENTENCE_BREAK.split
     for document in documents:
         parts = split(document.text)
@@ -518,7 +522,7 @@ def _sentences(documents: Sequence[_Sentence], key_of: dict[str, str]) -> list[_
             )
             continue
         for index, raw in enumerate(parts):
-            found = findall(raw)
+            found = tokens(raw)
             if not found:
                 continue
             keys = tuple(dict.fromkeys(filter(None, map(key_of.get, found))))

@@ -50,6 +50,7 @@ _STATEMENT_CUES = re.compile(
     r"\b(?=[abcdfgiprst])(?:decid\w*|decision|agreed|because|caus\w*|root|fix\w*|found|"
     r"resolved|chose|going with|recorded|instead|proposal|plan)\b"
 )
+_ASCII_STATEMENT_CUES = _terms.ascii_twin(_STATEMENT_CUES)
 
 
 @attrs.define(eq=False)
@@ -240,7 +241,9 @@ def _bullet_parts(text: str, extra: frozenset[str]) -> tuple[tuple[str, ...], in
     """A child bullet's content keys, its length in tokens, and its statement factor (more
     for a decision, finding or cause; less for a question)."""
     found = _terms.tokens(text)
-    factor = 1.25 if _STATEMENT_CUES.search(text.lower()) else 1.0
+    lowered = text.lower()
+    cues = _ASCII_STATEMENT_CUES if lowered.isascii() else _STATEMENT_CUES
+    factor = 1.25 if cues.search(lowered) else 1.0
     if text.rstrip().endswith("?"):
         factor *= 0.7
     return _phrasing.content_keys(found, extra), len(found), factor

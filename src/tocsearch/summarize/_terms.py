@@ -14,9 +14,11 @@ from tocsearch.summarize._stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 from tocsearch.text import ELLIPSIS, collapse_spaces, collapsed_head
 
 __all__ = [
+    "ASCII_TOKEN_PATTERN",
     "COMMON_WORDS",
     "SENTENCE_BREAK",
     "TOKEN_PATTERN",
+    "ascii_twin",
     "clean_sentence",
     "cut_at_clause",
     "display_form",
@@ -39,6 +41,26 @@ if sys.version_info >= (3, 11):
     # The same tokens: the first way to match is always the one taken, so the possessive
     # forms (Python 3.11+) only spare the regex engine its backtracking records.
     TOKEN_PATTERN = re.compile(r"\w++(?:['’./\-]\w++)*+")
+
+
+def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    r"""``pattern`` compiled for ASCII text, where it finds the same matches: ``\w``, ``\b``
+    and ``\d`` mean the same there either way, but the twin tests them from a table instead
+    of the Unicode database (where a character that is not a letter costs four lookups), so a
+    chat turn's tokens are found about a quarter faster. Use the twin only for text whose
+    ``isascii()`` is true.
+
+    Raises:
+        ValueError: ``pattern`` uses ``\s`` or ``\S``, which differ in ASCII text (Unicode's
+            white space holds the separators ``\x1c``-``\x1f``, ASCII's does not).
+    """
+    if "\\s" in pattern.pattern or "\\S" in pattern.pattern:
+        raise ValueError(f"{pattern.pattern!r} matches white space, which ASCII mode narrows")
+    return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)
+
+
+ASCII_TOKEN_PATTERN = ascii_twin(TOKEN_PATTERN)
+""":data:`TOKEN_PATTERN` for ASCII text (:func:`ascii_twin`); :func:`tokens` chooses."""
 # A sentence ends at . ! ? … followed by white space and a capital, digit, quote or bracket,
 # or at a line break. An ellipsis ("SELECT ... FOR UPDATE") or a lower-case continuation
 # ("e.g. the pool") does not end it.
@@ -70,7 +92,7 @@ COMMON_WEIGHT = 0.3
 
 def tokens(text: str) -> list[str]:
     """The word tokens of a text, in order, with their original casing."""
-    return TOKEN_PATTERN.findall(text)
+    return (ASCII_TOKEN_PATTERN if text.isascii() else TOKEN_PATTERN).findall(text)
 
 
 def term_key(token: str) -> str:
