@@ -3,6 +3,7 @@ node by node: the same segments, batches, skip tallies and consulted digests."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,3 +122,30 @@ def test_a_week_with_a_day_the_stack_does_not_hold_is_walked_day_by_day(
         for month in plan.plans.values()
         for week, whole in month.days
     )
+
+
+@settings(max_examples=25)
+@given(term_sets, st.integers(1, 3), st.booleans())
+def test_a_bitmap_test_keeps_what_the_digests_keep(
+    built: InMemoryStorage, terms: tuple[str, ...], need: int, repeated: bool
+) -> None:
+    """Months and weeks tested by their decoded bitmaps are kept, and counted as consulted,
+    exactly as pruned by their digests, repeated terms and unknown digests included."""
+    asked = terms + terms[:1] if repeated else terms
+    nodes = [
+        node
+        for level in (TocLevel.YEAR, TocLevel.MONTH, TocLevel.WEEK, TocLevel.DAY)
+        for node in built.get_nodes_by_level(level)
+    ]
+    unknown = attrs.evolve(nodes[0], node_id="toc:year:1999", digest="not a digest")
+    bare = attrs.evolve(nodes[1], node_id="toc:year:1998", digest="")
+    nodes += [unknown, bare]
+    digests = DigestCache()
+    plan = YearPlan(DayStack([], digests), [], [])
+    tested = Lens(asked, digests=digests)
+    pruned = Lens(asked, digests=DigestCache())
+    assert tested.bitmap_kept(nodes, plan.bitmaps(nodes, digests), need) == pruned.prune(
+        nodes, need
+    )
+    assert tested.digest_checked == pruned.digest_checked
+    assert plan.bitmaps([unknown, bare], digests) == [None, None]

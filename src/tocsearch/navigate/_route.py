@@ -250,7 +250,7 @@ class DigestRoute:
         lens, stack = self.lens, plan.stack
         # What _kept does with the year's months (they are no days: no map to read).
         lens.read_through(stack)
-        months = lens.prune(plan.months, need)
+        months = lens.bitmap_kept(plan.months, plan.bitmaps(plan.months, lens.digests), need)
         self._tally(need, TocLevel.MONTH, len(plan.months), len(plan.months) - len(months))
         for month in reversed(months):
             month_plan = plan.plans[month.node_id]
@@ -263,7 +263,7 @@ class DigestRoute:
                 yield from self._descend(weeks, need, read, stack, found)
                 continue
             weeks = month_plan.weeks
-            held = lens.prune(weeks, need)
+            held = lens.bitmap_kept(weeks, plan.bitmaps(weeks, lens.digests), need)
             self._tally(need, TocLevel.WEEK, len(weeks), len(weeks) - len(held))
             if len(held) == len(weeks):
                 chosen, spread = month_plan.days, month_plan.spread

@@ -20,6 +20,7 @@ from operator import or_
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._day_stacks import DayStack, Whole
+from tocsearch.navigate._digests import DigestCache
 
 __all__ = ["MonthPlan", "YearPlan", "plan_year", "spread_of"]
 
@@ -47,13 +48,33 @@ class YearPlan:
     """The months of a year (in time order) with their :class:`MonthPlan`, for the one
     ``stack`` it was made with."""
 
-    __slots__ = ("months", "plans", "stack")
+    __slots__ = ("_bitmaps", "months", "plans", "stack")
 
     def __init__(self, stack: DayStack, months: list[TocNode], plans: list[MonthPlan]) -> None:
         self.stack = stack
         self.months = months
         # By month id: a route hands the months it keeps in its own order.
         self.plans = {month.node_id: plan for month, plan in zip(months, plans, strict=True)}
+        # The decoded digest bitmaps of the months and weeks, as first read (None: unknown).
+        self._bitmaps: dict[str, bytes | None] = {}
+
+    def bitmaps(self, nodes: Sequence[TocNode], digests: DigestCache) -> list[bytes | None]:
+        """The decoded digest bitmap of each of ``nodes`` (months or weeks of the year; None
+        for an empty or unknown digest), read from ``digests`` once and then kept with the
+        plan: the plan lives as long as the tree it was made from, so its digests hold.
+
+        Runtime complexity: O(1) a node once read."""
+        known = self._bitmaps
+        found: list[bytes | None] = []
+        for node in nodes:
+            key = node.node_id
+            if key in known:
+                found.append(known[key])
+                continue
+            digest = digests.of(node) if node.digest else None
+            bitmap = known[key] = None if digest is None else digest.bitmap
+            found.append(bitmap)
+        return found
 
 
 def plan_year(
