@@ -12,7 +12,7 @@ from tests.navigate.test_day_stacks import QUERIES, built, copied, days_of, extr
 
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
-from tocsearch.models import Event
+from tocsearch.models import Event, TocNode
 from tocsearch.navigate._day_stacks import DayStack, DayStacks
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._lens import Lens
@@ -149,3 +149,33 @@ def test_a_bitmap_test_keeps_what_the_digests_keep(
     )
     assert tested.digest_checked == pruned.digest_checked
     assert plan.bitmaps([unknown, bare], digests) == [None, None]
+
+
+def test_a_year_holding_other_than_months_weeks_and_days_is_not_planned(
+    built: InMemoryStorage,
+) -> None:
+    """A year whose months, weeks or days sit at another level than the plan's (a month
+    holding days, a week holding a month) or whose month holds no week gets no plan, and
+    the route walks it node by node."""
+    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
+    route = DigestRoute(built, Lens(("token",)), (), {}, SkeletonView(0, 1_000_000))
+    stack = DayStack(days_of(built, year), DigestCache())
+    assert plan_year(stack, year, route._children_of) is not None
+    month = route._children_of(year)[0][0]
+    week = route._children_of(month)[0][0]
+    day = route._children_of(week)[0][0]
+    shapes: list[dict[str, list[TocNode]]] = [
+        {year.node_id: [month], month.node_id: [day]},
+        {year.node_id: [month], month.node_id: [week], week.node_id: [month]},
+        {year.node_id: [month], month.node_id: []},
+        {year.node_id: [week]},
+        {year.node_id: []},
+    ]
+    for shape in shapes:
+
+        def opened(
+            node: TocNode, shape: dict[str, list[TocNode]] = shape
+        ) -> tuple[list[TocNode], bool]:
+            return shape.get(node.node_id, []), False
+
+        assert plan_year(stack, year, opened) is None

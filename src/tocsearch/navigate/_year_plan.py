@@ -93,15 +93,15 @@ def plan_year(
         return None
     plans: list[MonthPlan] = []
     for month in months:
+        if month.level is not TocLevel.MONTH:
+            return None
         weeks, _ = children(month)
-        if month.level is not TocLevel.MONTH or not weeks:
+        if not weeks or any(week.level is not TocLevel.WEEK for week in weeks):
             return None
         days: list[tuple[list[TocNode], Whole | None]] = []
         for week in weeks:
             below, _ = children(week)
-            if week.level is not TocLevel.WEEK or any(
-                day.level is not TocLevel.DAY for day in below
-            ):
+            if any(day.level is not TocLevel.DAY for day in below):
                 return None
             days.append((below, stack.whole(below)))
         plans.append(MonthPlan(weeks, days, spread_of(days)))
