@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 
-from tests._support import fallback_lock
+from tests._support import collected, fallback_lock
 
 if fallback_lock.wanted():
     fallback_lock.use_msvcrt_lock()
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -35,3 +36,14 @@ def pytest_report_header() -> str:
 
     primitive = _lock.PRIMITIVE
     return f"tocsearch writer lock: {primitive.name if primitive is not None else 'none'}"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Record the file each collected test comes from (tests/test_collection.py reads it)."""
+    collected.files.add(item.nodeid.split("::", 1)[0])
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """Record each collector that failed (tests/test_collection.py reads it)."""
+    if report.failed:
+        collected.errors.append(f"{report.nodeid}: {report.longreprtext}")

@@ -8,12 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests._support import collected
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_test_file_contributes_a_collected_test() -> None:
-    """``pytest --collect-only`` with no arguments, as the README runs it, collects at least
-    one test from every ``tests/**/test_*.py``, and without errors."""
+def _default_collection() -> tuple[set[str], list[str]]:
+    """The files ``pytest --collect-only`` with no arguments collects tests from, and its
+    errors (its output past the list when it fails)."""
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
         cwd=ROOT,
@@ -21,9 +25,24 @@ def test_every_test_file_contributes_a_collected_test() -> None:
         text=True,
         check=False,
     )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    collected = {line.split("::", 1)[0] for line in run.stdout.splitlines() if "::" in line}
-    files = {path.relative_to(ROOT).as_posix() for path in ROOT.glob("tests/**/test_*.py")}
-    assert files, "no test files found"
-    assert sorted(files - collected) == []
-    assert "tests/test_collection.py" in collected
+    errors = [] if run.returncode == 0 else [run.stdout[-3000:] + run.stderr[-3000:]]
+    return {line.split("::", 1)[0] for line in run.stdout.splitlines() if "::" in line}, errors
+
+
+def test_every_test_file_contributes_a_collected_test(request: pytest.FixtureRequest) -> None:
+    """A run with no arguments, as the README runs it, collects at least one test from every
+    ``tests/**/test_*.py``, and without errors."""
+    config = request.config
+    if config.args_source is pytest.Config.ArgsSource.TESTPATHS and not config.getoption(
+        "lf", default=False
+    ):
+        # This session is that run (and no earlier failures narrowed what it collected): what
+        # it collected is the answer, without collecting everything a second time.
+        files, errors = collected.files, collected.errors
+    else:
+        files, errors = _default_collection()
+    assert errors == []
+    wanted = {path.relative_to(ROOT).as_posix() for path in ROOT.glob("tests/**/test_*.py")}
+    assert wanted, "no test files found"
+    assert sorted(wanted - files) == []
+    assert "tests/test_collection.py" in files

@@ -23,7 +23,7 @@ def test_same_seed_gives_the_same_tree() -> None:
     assert generate_tree(120, years=1, seed=4) != generate_tree(120, years=1, seed=5)
 
 
-@given(st.integers(1, 400), st.integers(1, 40))
+@given(st.integers(1, 120), st.integers(1, 40))
 def test_tree_has_the_requested_segments_and_a_strict_hierarchy(segments: int, days: int) -> None:
     """Every requested segment exists with 5 bullets and at most 7 keywords, and every node
     is listed by exactly the parent its id names, whose span covers it."""

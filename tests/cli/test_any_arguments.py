@@ -5,14 +5,17 @@ or that UTF-8 cannot carry."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests._support.cli import example_store, run
+from tests._support.cli import run
 from tests.strategies import any_text
+
+from tocsearch.examples import example_path
 
 # What must never reach a terminal raw (as tests/cli/test_hostile_text.py states it).
 _STEERING = re.compile(
@@ -45,10 +48,23 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The example history's first two weeks: every command has days, a month and a year to answer
+# from, and the first find or context embeds 79 events with the real model where the whole
+# history is 480 (that embedding was most of this module's time).
+_FIRST_TWO_WEEKS_END = "2026-01-19"
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store of the bundled example history."""
-    return example_store(tmp_path_factory.mktemp("store"))
+    """A store of the bundled example history's first two weeks."""
+    folder = tmp_path_factory.mktemp("store")
+    history = folder / "history.jsonl"
+    lines = example_path().read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if json.loads(line)["timestamp"] < _FIRST_TWO_WEEKS_END]
+    history.write_text("".join(kept), encoding="utf-8")
+    status, _, err = run("ingest", str(history), "--store", str(folder / "store"))
+    assert status == 0, err
+    return folder / "store"
 
 
 @settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from tocsearch.errors import (
 from tocsearch.levels import TocLevel
 from tocsearch.models import Grip, TocNode
 from tocsearch.storage.jsondir import JsonDirStorage
+from tocsearch.storage.protocol import Storage
 from tocsearch.storage.shelf import ShelveStorage
 
 _T0 = datetime(2026, 1, 30, 9, 0, tzinfo=timezone.utc)
@@ -242,28 +244,40 @@ def test_a_long_segment_id_round_trips(backend: str, tmp_path: Path) -> None:
         store.check()
 
 
-@pytest.mark.parametrize("kind", FILE_BACKENDS)
-@given(value=st.text(max_size=60) | st.sampled_from(["../../etc/passwd", "..", ".", "a\0b"]))
-def test_lookups_of_arbitrary_ids_never_touch_other_paths(kind: str, value: str) -> None:
-    """get/find/delete of any string raise only NotFound or InvalidArgument and create nothing."""
-    import tempfile
+_YEAR = _node("toc:year:2026", TocLevel.YEAR)
 
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "store"
-        with open_file_store(kind, path) as store:
-            store.put_node(_node("toc:year:2026", TocLevel.YEAR))
-            before = _tree(Path(scratch))
-            for call in (store.get_node, store.get_grip, store.get_event, store.get_child_nodes):
-                with pytest.raises((NotFound, InvalidArgument)):
-                    call(value)
-            assert store.find_node(value) is None
-            assert store.find_grip(value) is None
-            assert store.find_event(value) is None
-            assert not store.has_event(value)
-            assert store.get_session_events(value) == []
-            store.delete_grip(value)
-            store.delete_node(value)
-            assert _tree(Path(scratch)) == before
+
+@pytest.fixture(scope="module", params=FILE_BACKENDS)
+def written_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Storage, Path, list[str]]]:
+    """A store of each file backend holding one year, its folder, and the paths in that folder
+    right after the write. One store serves every drawn id: opening a file store costs far more
+    than the lookups, and each draw is checked against the paths as they were written."""
+    scratch = tmp_path_factory.mktemp(f"lookups-{request.param}")
+    with open_file_store(request.param, scratch / "store") as store:
+        store.put_node(_YEAR)
+        yield store, scratch, _tree(scratch)
+
+
+@given(value=st.text(max_size=60) | st.sampled_from(["../../etc/passwd", "..", ".", "a\0b"]))
+def test_lookups_of_arbitrary_ids_never_touch_other_paths(
+    written_store: tuple[Storage, Path, list[str]], value: str
+) -> None:
+    """get/find/delete of any string raise only NotFound or InvalidArgument and create nothing."""
+    store, scratch, written = written_store
+    for call in (store.get_node, store.get_grip, store.get_event, store.get_child_nodes):
+        with pytest.raises((NotFound, InvalidArgument)):
+            call(value)
+    assert store.find_node(value) is None
+    assert store.find_grip(value) is None
+    assert store.find_event(value) is None
+    assert not store.has_event(value)
+    assert store.get_session_events(value) == []
+    store.delete_grip(value)
+    store.delete_node(value)
+    assert _tree(scratch) == written
+    assert store.find_node(_YEAR.node_id) == _YEAR
 
 
 # -- damaged files and interrupted writes ------------------------------------------------------
