@@ -9,12 +9,15 @@ import re
 import sys
 from datetime import datetime, timedelta, timezone
 
+import attrs
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from tests._support.storage_helpers import make_event
 
 from tocsearch import ids
 from tocsearch import text as text_module
+from tocsearch.errors import InvalidArgument
 from tocsearch.models import Event
 from tocsearch.summarize import (
     ExtractiveSummarizer,
@@ -144,14 +147,7 @@ def test_summaries_are_the_same_without_the_ascii_twins(values: list[str]) -> No
     Unicode patterns instead of their twins."""
     start = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
     events = [
-        Event(
-            event_id=ids.event_id(start + timedelta(minutes=index), f"e{index}"),
-            session_id="s1",
-            timestamp=start + timedelta(minutes=index),
-            role="user" if index % 2 == 0 else "assistant",
-            event_type="user_message" if index % 2 == 0 else "assistant_message",
-            text=value,
-        )
+        attrs.evolve(make_event(start + timedelta(minutes=index), f"e{index}"), text=value)
         for index, value in enumerate(values)
     ]
     summarizer = ExtractiveSummarizer()
@@ -184,7 +180,7 @@ def test_a_pattern_that_matches_white_space_has_no_ascii_twin() -> None:
     """ASCII mode narrows white space (no separators \\x1c-\\x1f), so a pattern using it gets
     no twin, with an error naming the pattern."""
     for pattern in (r"a\s+b", r"[^\S]"):
-        with pytest.raises(ValueError, match=re.escape(repr(pattern))):
+        with pytest.raises(InvalidArgument, match=re.escape(repr(pattern))):
             _terms.ascii_twin(re.compile(pattern))
     assert _terms.ascii_twin(re.compile(r"\bx\w*")).flags & re.ASCII
 

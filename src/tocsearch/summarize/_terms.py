@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
+from tocsearch.errors import InvalidArgument
 from tocsearch.summarize._stopwords import COMMON_WORDS, NOT_KEYWORDS, STOPWORDS
 from tocsearch.text import ELLIPSIS, collapse_spaces, collapsed_head
 
@@ -51,11 +52,11 @@ def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
     ``isascii()`` is true.
 
     Raises:
-        ValueError: ``pattern`` uses ``\s`` or ``\S``, which differ in ASCII text (Unicode's
+        InvalidArgument: ``pattern`` uses ``\s`` or ``\S``, which differ in ASCII text (Unicode's
             white space holds the separators ``\x1c``-``\x1f``, ASCII's does not).
     """
     if "\\s" in pattern.pattern or "\\S" in pattern.pattern:
-        raise ValueError(f"{pattern.pattern!r} matches white space, which ASCII mode narrows")
+        raise InvalidArgument(f"{pattern.pattern!r} matches white space, which ASCII mode narrows")
     return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)
 
 
