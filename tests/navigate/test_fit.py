@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests._support.budget import rendered_tokens
 from tests.strategies import (
+    any_text,
     evidence_items,
     navigation_steps,
     nearby_events,
@@ -27,6 +28,7 @@ from tocsearch.navigate import (
 from tocsearch.navigate._fit import (
     _Cost,
     _costs,
+    _json,
     _least_path_characters,
     _Meter,
     fit,
@@ -362,3 +364,18 @@ def test_a_path_sure_not_to_fit_does_not_fit(
         assert not meter.path(steps).within(room)
     other = _Meter(_characters, "UTC")
     assert not other.path_exceeds(steps, room)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | tricky_texts | any_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(any_text, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(data=_json_values)
+def test_a_piece_is_written_as_json_dumps_writes_it(data: object) -> None:
+    """The fit writes a piece's JSON (by the encoder's core, made once) exactly as
+    ``json.dumps(data, ensure_ascii=False)`` does, floats that are not numbers and lone
+    surrogates among it."""
+    assert _json(data) == json.dumps(data, ensure_ascii=False)

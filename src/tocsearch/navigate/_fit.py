@@ -34,7 +34,8 @@ them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+import json.encoder
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -92,8 +93,40 @@ _PATH_SHARE = 0.1
 _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
+def _c_encoder() -> Callable[[Any, int], Iterable[str]] | None:
+    """The C core of :data:`_ENCODER`, made as its ``encode`` makes it (with the same
+    arguments); None where the json module has none or makes it otherwise."""
+    make: Callable[..., Callable[[Any, int], Iterable[str]]] | None = getattr(
+        json.encoder, "c_make_encoder", None
+    )
+    if make is None:
+        return None
+    try:
+        return make(
+            None,
+            _ENCODER.default,
+            json.encoder.encode_basestring,
+            None,
+            _ENCODER.key_separator,
+            _ENCODER.item_separator,
+            _ENCODER.sort_keys,
+            _ENCODER.skipkeys,
+            _ENCODER.allow_nan,
+        )
+    except TypeError:
+        return None
+
+
+# ``encode`` makes its C core (and a closure for floats) again on every call, which costs
+# more than writing a small piece: it is made once.
+_C_ENCODER = _c_encoder()
+
+
 def _json(data: Any) -> str:
-    return _ENCODER.encode(data)
+    """``json.dumps(data, ensure_ascii=False)``."""
+    if _C_ENCODER is None:
+        return _ENCODER.encode(data)
+    return "".join(_C_ENCODER(data, 0))
 
 
 # Not frozen: a fit makes dozens of costs, and a frozen class's __init__ sets each field
@@ -120,6 +153,30 @@ class _Cost:
 
 
 _NOTHING = _Cost(0, 0)
+
+
+@attrs.frozen
+class _Shape:
+    """What a fit chose to show of a result: its path, its evidence, its reason and whether
+    it is partial; made into the result (:meth:`shown`) once its count is known."""
+
+    steps: tuple[NavigationStep, ...]
+    evidence: tuple[Evidence, ...]
+    reason: str
+    partial: bool
+
+    def shown(self, result: NavigationResult, tokens_used: int) -> NavigationResult:
+        """``result`` showing this, counting ``tokens_used``."""
+        return attrs.evolve(
+            result,
+            steps=self.steps,
+            evidence=self.evidence,
+            reason=self.reason,
+            partial=self.partial,
+            tokens_used=tokens_used,
+        )
+
+
 # The Markdown's last line when it cites statements with grips and no event.
 _GRIPS_CLOSING = f"\n{EXPAND_GRIP}\n"
 
@@ -263,6 +320,8 @@ class _Meter:
         self._dicts: dict[Evidence, dict[str, Any]] = {}
         self._least: dict[tuple[Evidence, Evidence | None, bool, bool], tuple[_Cost, ...]] = {}
         self._patterns: dict[Evidence, str | None] = {}
+        self._fits: dict[tuple[Evidence, Evidence], bool] = {}
+        self._groups: dict[tuple[Evidence, str | None], dict[str, Any]] = {}
         self._switches: dict[Evidence, tuple[_Cost, _Cost]] = {}
         self._openings: dict[Evidence, tuple[str, str]] = {}
         self._slim: tuple[Sequence[Evidence], list[Evidence]] | None = None
@@ -291,7 +350,9 @@ class _Meter:
         if known is not None:
             return known
         _, frame, data = self._frame
-        shown = attrs.evolve(frame, reason=reason, partial=partial)
+        shown = frame
+        if (reason, partial) != (frame.reason, frame.partial):
+            shown = attrs.evolve(frame, reason=reason, partial=partial)
         cost = self._frames[reason, partial] = self._measured(
             ("frame", reason, partial),
             _json({**data, "partial": partial, "reason": reason}),
@@ -354,7 +415,7 @@ class _Meter:
             # Its JSON leaves out what the opener's group says (the title); its Markdown line
             # gives the date only when it differs from the opener's.
             pattern = self.pattern(opener) if self.fits(item, opener) else None
-            shown = compact_item(self._dict(item), segment_group(self._dict(opener), pattern))
+            shown = compact_item(self._dict(item), self._group(opener, pattern))
             line = evidence_line(item, opener, self.zone, pattern)
             cost = self._measured(key, _json(shown) + ", ", line + "\n")
             if pattern is not None and not shortened:
@@ -371,15 +432,35 @@ class _Meter:
 
     def pattern(self, opener: Evidence) -> str | None:
         """The event id pattern a run that ``opener`` begins may write, made once."""
-        if opener not in self._patterns:
+        try:
+            return self._patterns[opener]
+        except KeyError:
             sole = sole_event(opener.kind.value, opener.event_ids)
-            self._patterns[opener] = None if sole is None else id_pattern(sole)
-        return self._patterns[opener]
+            pattern = self._patterns[opener] = None if sole is None else id_pattern(sole)
+            return pattern
 
     def fits(self, item: Evidence, opener: Evidence) -> bool:
         """Whether ``item``, after ``opener`` in its run, is cited by a reference: its one
-        event fits the pattern of the opener's."""
-        return item_ref(self.pattern(opener), item.kind.value, item.event_ids) is not None
+        event fits the pattern of the opener's. Known once asked (the fit asks it of an item
+        as it costs it, as it takes it and as it adds up the answer)."""
+        key = (item, opener)
+        known = self._fits.get(key)
+        if known is None:
+            pattern = self.pattern(opener)
+            known = self._fits[key] = (
+                pattern is not None
+                and item_ref(pattern, item.kind.value, item.event_ids) is not None
+            )
+        return known
+
+    def _group(self, opener: Evidence, pattern: str | None) -> dict[str, Any]:
+        """:func:`segment_group` of the run ``opener`` begins, writing ``pattern``, made once
+        (its later items are written in it; it is read, never changed)."""
+        key = (opener, pattern)
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = segment_group(self._dict(opener), pattern)
+        return group
 
     def switch(self, opener: Evidence) -> tuple[_Cost, _Cost]:
         """What writing its pattern adds to a run that ``opener`` begins (the pattern in the
@@ -434,23 +515,40 @@ class _Meter:
         characters = self.characters(result)
         return _costs(result, self.estimator) if characters is None else _tokens_of(characters)
 
+    def showing(self, result: NavigationResult, shape: _Shape) -> _Cost:
+        """What ``result`` costs showing ``shape``, with the budget of this meter's frame as
+        its count (the widest number it can show): see :meth:`rendered`."""
+        characters = self.shape_characters(shape)
+        if characters is None:
+            return _costs(shape.shown(result, self._budget), self.estimator)
+        return _tokens_of(characters)
+
     def characters(self, result: NavigationResult) -> _Cost | None:
         """The characters of each rendering of ``result`` (see :meth:`rendered`), added up
         from its pieces; None when this meter does not count characters or ``result`` does
         not carry the budget of its frame as its count."""
-        base = self._frame
-        if not self._counts_characters or base is None or result.tokens_used != self._budget:
+        if result.tokens_used != self._budget:
             return None
-        self.frame(base[0], self._budget, reason=result.reason, partial=result.partial)
+        return self.shape_characters(
+            _Shape(result.steps, result.evidence, result.reason, result.partial)
+        )
+
+    def shape_characters(self, shape: _Shape) -> _Cost | None:
+        """The characters of each rendering of ``shape`` on this meter's frame (see
+        :meth:`rendered`); None when this meter does not count characters."""
+        base = self._frame
+        if not self._counts_characters or base is None:
+            return None
+        self.frame(base[0], self._budget, reason=shape.reason, partial=shape.partial)
         characters = self._characters
-        total = characters["frame", result.reason, result.partial]
-        steps = result.steps
+        total = characters["frame", shape.reason, shape.partial]
+        steps = shape.steps
         if steps:
             self.path(steps)
             total += characters["path", id(steps)]
-            if result.iterations:
+            if base[0].iterations:
                 total -= _Cost(0, len(ELIDED_PATH_NOTE))
-        evidence = result.evidence
+        evidence = shape.evidence
         if not evidence:
             return total + _Cost(0, len(EMPTY_EVIDENCE))
         # Each run of one segment's items is one group, under its first item's heading.
@@ -569,10 +667,10 @@ def _taken(
 ) -> tuple[Evidence, _Cost] | None:
     """The form of ``item`` that fits ``left`` and what it costs, None when none does: whole,
     then lean, then clipped whole, then clipped lean."""
-    place: dict[str, Any] = {"opener": opener, "first": first, "shortened": shortened}
-    cost = meter.item(item, **place)
+    cost = meter.item(item, opener=opener, first=first, shortened=shortened)
     if cost.within(left):
         return item, cost
+    place: dict[str, Any] = {"opener": opener, "first": first, "shortened": shortened}
     if not any(least.within(left) for least in meter.least(item, **place)):
         return None
     lean = meter.lean(item, opener)
@@ -704,6 +802,7 @@ def fit(
         return meter.frame(result, budget, reason=counted(len(offered) - 1), partial=True)
 
     shaped = _settle(
+        result,
         _shape(result, (whole, cut), offered, budget, meter, paths, full_path, counted),
         budget,
         meter,
@@ -715,7 +814,6 @@ def fit(
         # evidence leaves (unless the caller asked for it), when that returns more of them
         # (or as many, with more of their text).
         # The explanation shrinks with the budget; the evidence is what was asked for.
-        brief = attrs.evolve(result, reason=brief_reason)
         told = _counted(brief_reason, len(offered), note)
 
         def brief_cut() -> _Cost:
@@ -725,13 +823,13 @@ def fit(
             meter.frame(result, budget, reason=brief_reason, partial=result.partial),
             brief_cut,
         )
-        brief_shaped = _shape(
-            brief, bases, offered, budget, meter, paths, full_path, told, path_share=0.0
+        brief_shape = _shape(
+            result, bases, offered, budget, meter, paths, full_path, told, path_share=0.0
         )
         # The confirmation only trims: a shape that returns no more before it cannot after.
-        if _returned(brief_shaped) > _returned(shaped):
-            brief_shaped = _settle(brief_shaped, budget, meter, told)
-            if _returned(brief_shaped) > _returned(shaped):
+        if _returned(brief_shape.evidence) > _returned(shaped.evidence):
+            brief_shaped = _settle(result, brief_shape, budget, meter, told)
+            if _returned(brief_shaped.evidence) > _returned(shaped.evidence):
                 shaped = brief_shaped
     return shaped
 
@@ -750,9 +848,9 @@ def _check_frame(
         )
 
 
-def _returned(result: NavigationResult) -> tuple[int, int]:
-    """How much evidence ``result`` returns: its items, then the characters of their text."""
-    return len(result.evidence), sum(len(item.text) for item in result.evidence)
+def _returned(evidence: Sequence[Evidence]) -> tuple[int, int]:
+    """How much ``evidence`` returns: its items, then the characters of their text."""
+    return len(evidence), sum(len(item.text) for item in evidence)
 
 
 def _shape(
@@ -766,11 +864,11 @@ def _shape(
     told: Callable[[int], str],
     *,
     path_share: float = _PATH_SHARE,
-) -> NavigationResult:
-    """``result`` with a path and the evidence chosen by the sum of their pieces' costs on the
-    frame's: ``bases`` are the frame's when every item fits and what gives it when not (its
-    status and its reason with the note of how many did, ``told``). ``paths`` are the full
-    path and its two summaries."""
+) -> _Shape:
+    """What ``result`` shows with a path and the evidence chosen by the sum of their pieces'
+    costs on the frame's: ``bases`` are the frame's when every item fits and what gives it
+    when not (its status and its reason with the note of how many did, ``told``). ``paths``
+    are the full path and its two summaries."""
     limit = _Cost(budget, budget)
     whole, cut = bases
     path, path_cost, chosen, used = _chosen(
@@ -791,13 +889,11 @@ def _shape(
             if (used - path_cost + extra).within(limit):
                 path, used = candidate, used - path_cost + extra
                 break
-    return attrs.evolve(
-        result,
+    return _Shape(
         steps=path,
         evidence=grouped(chosen),
         reason=told(len(chosen)),
         partial=result.partial or len(chosen) < len(offered),
-        tokens_used=budget,
     )
 
 
@@ -874,24 +970,25 @@ def _counted(reason: str, offered: int, note: Callable[[int, int], str]) -> Call
 
 def _settle(
     result: NavigationResult,
+    shape: _Shape,
     budget: int,
     meter: _Meter,
     told: Callable[[int], str],
 ) -> NavigationResult:
-    """``result`` with ``tokens_used`` set to what it costs, trimmed until it fits: the sum
-    of its pieces' costs that chose it may be off for an estimator that does not add up. A
-    trimmed item is counted out of the reason (``told`` gives the reason for a number of
-    items returned)."""
+    """``result`` as ``shape`` shows it, with ``tokens_used`` set to what it costs, trimmed
+    until it fits: the sum of its pieces' costs that chose it may be off for an estimator
+    that does not add up. A trimmed item is counted out of the reason (``told`` gives the
+    reason for a number of items returned)."""
     while True:
-        # ``result`` carries the budget as its count, the widest number it can show.
-        cost = meter.rendered(result).widest
+        cost = meter.showing(result, shape).widest
         if cost <= budget:
-            return attrs.evolve(result, tokens_used=cost)
-        if result.evidence:
-            kept = result.evidence[:-1]
-            result = attrs.evolve(result, evidence=kept, partial=True, reason=told(len(kept)))
-        elif result.steps:
-            result = attrs.evolve(result, steps=())
+            return shape.shown(result, cost)
+        if shape.evidence:
+            kept = shape.evidence[:-1]
+            shape = _Shape(shape.steps, kept, told(len(kept)), partial=True)
+        elif shape.steps:
+            shape = _Shape((), shape.evidence, shape.reason, shape.partial)
         else:
             # Only the reason's note can have grown past the frame checked first.
-            result = attrs.evolve(result, reason=result.reason[: len(result.reason) // 2])
+            reason = shape.reason[: len(shape.reason) // 2]
+            shape = _Shape(shape.steps, shape.evidence, reason, shape.partial)
