@@ -232,14 +232,9 @@ class DigestRoute:
             )
             if kept_days is not None:
                 # A week of stacked days: what _kept and a deeper _descend would do, flat.
-                for day, mask in reversed(kept_days):
-                    mapped = self._mapped(day, need, stack, mask)
-                    if mapped:
-                        yield mapped
+                yield from self._stacked_segments(kept_days, need, stack)
                 continue
-            found: dict[str, int] = {}
-            kept = self._kept(children, need, ascending=True, stack=stack, masks=found)
-            yield from self._descend(kept, need, read, stack, found)
+            yield from self._kept_below(children, need, read, stack)
 
     def _planned(self, plan: YearPlan, need: int, read: set[str]) -> Iterator[list[TocNode]]:
         """What :meth:`_descend` yields below the year of ``plan``, month by month: the same
@@ -258,9 +253,7 @@ class DigestRoute:
             if kept is None:
                 # The question reads this year's days through their own maps so far: week
                 # by week, as the stack's bookkeeping expects (Lens.read_through).
-                found: dict[str, int] = {}
-                weeks = self._kept(month_plan.weeks, need, ascending=True, stack=stack, masks=found)
-                yield from self._descend(weeks, need, read, stack, found)
+                yield from self._kept_below(month_plan.weeks, need, read, stack)
                 continue
             weeks = month_plan.weeks
             held = lens.bitmap_kept(weeks, plan.bitmaps(weeks, lens.digests), need)
@@ -301,16 +294,31 @@ class DigestRoute:
                 stacked = self._stacked_days(days, need, stack)
                 if stacked is None:
                     # A week with a day the stack does not hold: day by day, as _descend.
-                    masks: dict[str, int] = {}
-                    kept_days = self._kept(days, need, ascending=True, stack=stack, masks=masks)
-                    yield from self._descend(kept_days, need, read, stack, masks)
-                    continue
-                for day, mask in reversed(stacked):
-                    mapped = self._mapped(day, need, stack, mask)
-                    if mapped:
-                        yield mapped
+                    yield from self._kept_below(days, need, read, stack)
+                else:
+                    yield from self._stacked_segments(stacked, need, stack)
             if ruled_out:
                 self._tally(need, TocLevel.DAY, ruled_out, ruled_out)
+
+    def _kept_below(
+        self, nodes: list[TocNode], need: int, read: set[str], stack: DayStack | None
+    ) -> Iterator[list[TocNode]]:
+        """The segments below those of ``nodes`` (siblings in time order) that their digests
+        (or, for days, their maps) keep: :meth:`_kept`, then :meth:`_descend` with what the
+        maps said."""
+        masks: dict[str, int] = {}
+        kept = self._kept(nodes, need, ascending=True, stack=stack, masks=masks)
+        yield from self._descend(kept, need, read, stack, masks)
+
+    def _stacked_segments(
+        self, days: list[tuple[TocNode, int]], need: int, stack: DayStack | None
+    ) -> Iterator[list[TocNode]]:
+        """The segments the maps keep of each of ``days`` (days of a week with what the
+        stacked maps said of them, :meth:`_stacked_days`), newest day first."""
+        for day, mask in reversed(days):
+            mapped = self._mapped(day, need, stack, mask)
+            if mapped:
+                yield mapped
 
     def _plan(self, year: TocNode, stack: DayStack | None) -> YearPlan | None:
         """The :class:`YearPlan` of ``year`` for ``stack``, kept between questions with the
