@@ -31,6 +31,7 @@ from tocsearch.navigate._fit import (
     _json,
     _least_path_characters,
     _Meter,
+    _Shape,
     fit,
     grouped,
 )
@@ -297,8 +298,9 @@ def test_the_pieces_add_up_to_the_rendering_to_the_character(result: NavigationR
     instead of rendering it: the count is each rendering's length, to the character."""
     meter = _Meter(estimate_tokens, result.zone)
     meter.frame(result, result.tokens_used, reason=result.reason, partial=result.partial)
-    assert meter.characters(result) == _costs(result, _characters)
-    assert meter.rendered(result) == _costs(result, estimate_tokens)
+    shape = _Shape(result.steps, result.evidence, result.reason, result.partial)
+    assert meter.shape_characters(shape) == _costs(result, _characters)
+    assert meter.showing(result, shape) == _costs(result, estimate_tokens)
 
 
 @given(case=_offers(least=120))

@@ -333,7 +333,7 @@ class _Meter:
         self._closing = max(estimator(self._refs_closing), estimator(_GRIPS_CLOSING))
         # For the default estimator, which counts characters, the characters of each piece
         # (the frame by reason and status, a path, an item in its place without the closing
-        # lines): they add up to the renderings exactly (see :meth:`rendered`).
+        # lines): they add up to the renderings exactly (see :meth:`showing`).
         self._counts_characters = estimator is estimate_tokens
         self._characters: dict[object, _Cost] = {}
 
@@ -500,42 +500,27 @@ class _Meter:
             self._openings[item] = texts
         return texts
 
-    def rendered(self, result: NavigationResult) -> _Cost:
-        """What ``result`` costs in each rendering: this meter's frame (the result last given
-        to :meth:`frame`, the budget as its count) with a path, evidence, a reason and a
-        status of its own.
+    def showing(self, result: NavigationResult, shape: _Shape) -> _Cost:
+        """What ``result`` costs in each rendering showing ``shape``: this meter's frame (the
+        result last given to :meth:`frame`, the budget as its count) with the path, evidence,
+        reason and status of ``shape``.
 
         For an estimator that counts characters, the characters of its pieces add up to each
-        rendering exactly, so it is not rendered: the JSON is the frame, the path and each
-        item in its place, less the separator after the last segment; the Markdown is the
-        frame (less its note that the path was left out, when a path is shown), the path,
-        each item in its place and the closing lines of the evidence's kind (or the line that
-        says nothing was found). Otherwise the result is rendered and measured.
+        rendering exactly (:meth:`shape_characters`), so it is not rendered: the JSON is the
+        frame, the path and each item in its place, less the separator after the last
+        segment; the Markdown is the frame (less its note that the path was left out, when a
+        path is shown), the path, each item in its place and the closing lines of the
+        evidence's kind (or the line that says nothing was found). Otherwise the result is
+        rendered and measured.
         """
-        characters = self.characters(result)
-        return _costs(result, self.estimator) if characters is None else _tokens_of(characters)
-
-    def showing(self, result: NavigationResult, shape: _Shape) -> _Cost:
-        """What ``result`` costs showing ``shape``, with the budget of this meter's frame as
-        its count (the widest number it can show): see :meth:`rendered`."""
         characters = self.shape_characters(shape)
         if characters is None:
             return _costs(shape.shown(result, self._budget), self.estimator)
         return _tokens_of(characters)
 
-    def characters(self, result: NavigationResult) -> _Cost | None:
-        """The characters of each rendering of ``result`` (see :meth:`rendered`), added up
-        from its pieces; None when this meter does not count characters or ``result`` does
-        not carry the budget of its frame as its count."""
-        if result.tokens_used != self._budget:
-            return None
-        return self.shape_characters(
-            _Shape(result.steps, result.evidence, result.reason, result.partial)
-        )
-
     def shape_characters(self, shape: _Shape) -> _Cost | None:
         """The characters of each rendering of ``shape`` on this meter's frame (see
-        :meth:`rendered`); None when this meter does not count characters."""
+        :meth:`showing`); None when this meter does not count characters."""
         base = self._frame
         if not self._counts_characters or base is None:
             return None
