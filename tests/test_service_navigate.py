@@ -49,8 +49,15 @@ def test_navigate_limit_caps_the_evidence(service: MemoryService) -> None:
     assert len(one.evidence) == 1
     (best,) = one.evidence
     assert best.matched_terms
+    assert best.segment_title
+    assert best.session_id
     assert best == attrs.evolve(
-        full.evidence[0], matched_terms=best.matched_terms, grip_ids=best.grip_ids
+        full.evidence[0],
+        matched_terms=best.matched_terms,
+        grip_ids=best.grip_ids,
+        segment_title=best.segment_title,
+        project=best.project,
+        session_id=best.session_id,
     )
 
 

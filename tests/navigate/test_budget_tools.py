@@ -161,8 +161,9 @@ def test_local_dates_and_conversations_stay_within_the_budget(
     if _matched(result, budget):
         assert result.evidence
     if budget >= 1000 and result.evidence:
-        # Room enough: the best item is whole, its conversation named.
-        assert result.evidence[0].session_id
+        # Room enough: the best item is whole, its conversation named, unless the answer was
+        # slimmed to fit more items, which leaves every segment's conversation to its ids.
+        assert result.evidence[0].session_id or not any(item.session_id for item in result.evidence)
     markdown = result.to_markdown()
     for item in result.evidence:
         segment = storage.get_node(item.segment_id)

@@ -23,6 +23,7 @@ from tocsearch.navigate import (
     Evidence,
     EvidenceKind,
     NavigationResult,
+    cited_event_ids,
     parse_time_hints,
 )
 from tocsearch.navigate._fit import (
@@ -114,20 +115,36 @@ def test_the_reason_stays_whole_when_everything_fits() -> None:
 
 
 def test_slimmed_items_leave_out_what_their_ids_lead_back_to() -> None:
-    """When not every item fits, the items come without matched terms, and those of segments
-    other than the best item's without their title, so that more of them fit."""
-    offered = _offered(12)
+    """When not every item fits, the items come without matched terms, titles and
+    conversations, the best segment's included, so that more of them fit."""
+    offered = [
+        attrs.evolve(item, project="/home/dev/shop", session_id="77e0") for item in _offered(12)
+    ]
     result = _fitted("", 600, offered)
     assert 3 < len(result.evidence) < len(offered)
-    best = offered[0].segment_id
-    assert result.evidence[0] == attrs.evolve(offered[0], matched_terms=())
-    assert all(not item.matched_terms for item in result.evidence)
+    assert result.evidence[0] == attrs.evolve(
+        offered[0], matched_terms=(), segment_title="", project="", session_id=""
+    )
     assert all(
-        item.segment_title == ("Deploy review" if item.segment_id == best else "")
+        (item.matched_terms, item.segment_title, item.project, item.session_id) == ((), "", "", "")
         for item in result.evidence
     )
     assert {item.segment_id for item in result.evidence} == {item.segment_id for item in offered}
     assert rendered_tokens(result) <= result.tokens_used <= 600
+
+
+def test_a_whole_answer_keeps_its_titles_and_conversations() -> None:
+    """When every item fits, each keeps its segment's title and conversation."""
+    offered = [
+        attrs.evolve(item, project="/home/dev/shop", session_id="77e0") for item in _offered(3)
+    ]
+    result = _fitted("", 2000, offered)
+    assert len(result.evidence) == 3
+    assert all(
+        (item.segment_title, item.project, item.session_id)
+        == ("Deploy review", "/home/dev/shop", "77e0")
+        for item in result.evidence
+    )
 
 
 def _surcharged(text: str) -> int:
@@ -290,6 +307,32 @@ def test_a_run_says_its_title_and_conversation_once(
     for item in fitted.evidence:
         shown = (item.segment_title, item.project, item.session_id)
         assert said.setdefault(item.segment_id, shown) == shown
+
+
+@given(case=_offers())
+def test_every_event_an_answer_cites_is_offered_and_resolves(
+    case: tuple[NavigationResult, list[Evidence], int, bool],
+) -> None:
+    """Whatever the offer and the budget, the fitted answer reads back from its JSON as it
+    was, cites in its Markdown the events its JSON cites (references filled into their
+    segment's pattern), and every event and segment it cites is one that was offered."""
+    result, offered, budget, full_path = case
+    fitted = fit(
+        result, offered, budget=budget, estimator=estimate_tokens, full_path=full_path, note=_note
+    )
+    back = NavigationResult.from_dict(json.loads(json.dumps(fitted.to_dict(), ensure_ascii=False)))
+    assert back == fitted
+    events = [
+        event_id
+        for item in back.evidence
+        if item.kind is EvidenceKind.EVENT
+        for event_id in item.event_ids
+    ]
+    assert cited_event_ids(fitted.to_markdown()) == tuple(events)
+    assert {event_id for item in back.evidence for event_id in item.event_ids} <= {
+        event_id for item in offered for event_id in item.event_ids
+    }
+    assert {item.segment_id for item in back.evidence} <= {item.segment_id for item in offered}
 
 
 @given(result=_results())

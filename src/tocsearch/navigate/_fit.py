@@ -11,8 +11,8 @@ with the path). Neither may exceed the budget. Within it:
 3. the evidence, best first: every candidate that fits, lean (without what its ids lead back
    to) when it does not fit whole, an event too long for what is left clipped to fit (and
    marked so) rather than dropped; when not all fit, the items without what can be worked
-   out again or looked up by id (matched terms, the grips of an event after the best item,
-   the titles of the segments after the best item's), if that returns more of them. Each
+   out again or looked up by id (matched terms, the grips of an event, the titles and
+   conversations of the segments), if that returns more of them. Each
    item is costed as it is rendered: its segment's heading with a segment's first item, the
    Markdown's closing line with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
@@ -693,19 +693,25 @@ def _slimmed(offered: Sequence[Evidence]) -> list[Evidence]:
     """``offered`` without what can be worked out again or looked up by id: every item's
     matched terms (the query's terms in its text), the grips of every event (those of its
     segment whose range holds it: expanding the event shows the conversation around it as
-    well), and the title and conversation (project and session) of every segment but the best
-    item's."""
-    if not offered:
-        return []
-    best = offered[0].segment_id
+    well), and the title and conversation (project and session) of every segment.
+
+    The best segment's title and conversation go too: said once in an answer they cost as
+    much as an event of evidence (at 500 tokens, a tenth of the budget), and its segment's id
+    leads back to them."""
     slim: list[Evidence] = []
     for item in offered:
         # An event's id leads to the conversation around it as its grips do.
         grips = () if item.kind is EvidenceKind.EVENT else item.grip_ids
-        lean = attrs.evolve(item, grip_ids=grips, matched_terms=())
-        if item.segment_id != best:
-            lean = attrs.evolve(lean, segment_title="", project="", session_id="")
-        slim.append(lean)
+        slim.append(
+            attrs.evolve(
+                item,
+                grip_ids=grips,
+                matched_terms=(),
+                segment_title="",
+                project="",
+                session_id="",
+            )
+        )
     return slim
 
 
@@ -916,7 +922,7 @@ def _chosen(
     chosen, used_by = _fill(offered, limit - used, meter)
     if len(chosen) < len(offered):
         # Not everything fits as it is: items without what can be worked out again (matched
-        # terms, grips, titles after the best segment's) make room for more of them.
+        # terms, grips, titles and conversations) make room for more of them.
         slim, slim_used = _fill(meter.slimmed(offered), limit - used, meter)
         if len(slim) > len(chosen):
             chosen, used_by = slim, slim_used
