@@ -29,10 +29,14 @@ def _shown(score: float) -> float:
 
 class _Grips:
     """The grip ranges of segments and the events they cite, read once per navigation, the
-    grips not yet known read together (:meth:`~tocsearch.storage.Storage.find_grips`)."""
+    grips not yet known read together (:meth:`~tocsearch.storage.Storage.find_grips`).
+    ``any_events`` says whether the store holds any event: when it holds none, no grip's
+    range holds one, so :meth:`events_of` reads no grip (a tree loaded without its events
+    would otherwise open a leaf of grips for every statement offered)."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, *, any_events: bool = True) -> None:
         self.storage = storage
+        self.any_events = any_events
         self.ranges: dict[str, tuple[str, str] | None] = {}
 
     def learn(self, grip_ids: Iterable[str]) -> None:
@@ -64,6 +68,8 @@ class _Grips:
 
     def events_of(self, grip_ids: Sequence[str]) -> tuple[str, ...]:
         """The ids of the stored events in the grips' ranges, in id order."""
+        if not self.any_events:
+            return ()
         found: set[str] = set()
         self.learn(grip_ids)
         for grip_id in grip_ids:
@@ -113,11 +119,17 @@ def _event_evidence(hit: EventHit, grips: _Grips) -> Evidence:
 
 
 def candidates(
-    storage: Storage, book: EvidenceBook, hits: Sequence[EventHit], limit: int
+    storage: Storage,
+    book: EvidenceBook,
+    hits: Sequence[EventHit],
+    limit: int,
+    *,
+    any_events: bool = True,
 ) -> list[Evidence]:
     """At most ``limit`` evidence items, best first: the ranked events, then the statements
-    whose events are not among them."""
-    grips = _Grips(storage)
+    whose events are not among them. ``any_events`` False says the store holds no event
+    (the statements then cite none, and no grip is read to find that out)."""
+    grips = _Grips(storage, any_events=any_events)
     conversations = _Conversations(storage, book.segments)
     items: list[Evidence] = []
     cited: set[str] = set()

@@ -52,7 +52,7 @@ from tocsearch.navigate._skeleton import Skeleton
 from tocsearch.navigate._teleport import answers_alone, teleport
 from tocsearch.navigate._terms import MAX_QUERY_TERMS, searched_terms, topic_terms
 from tocsearch.navigate._trail import Trail, WalkLimits
-from tocsearch.navigate._walk import Walk
+from tocsearch.navigate._walk import Walk, holds_events
 from tocsearch.navigate.result import (
     Evidence,
     EvidenceKind,
@@ -238,11 +238,11 @@ class Navigator:
                     walk, ranker, asked, ranges, limit=2 * self.limits.max_evidence
                 )
                 hits = blend(hits, nearest, walk)
-            offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
+            offered = self._offered(walk, hits)
             summary = _topical_summary(walk, offered, where, len(terms))
         else:
             summary = self._time_only(walk, hints, now)
-            offered = candidates(self.storage, walk.book, hits, self.limits.max_evidence)
+            offered = self._offered(walk, hits)
         if recap:
             summary = f"a recap of the period: {summary}"
         if terms and len(every) > len(terms):
@@ -271,6 +271,17 @@ class Navigator:
             estimator=self.estimator,
             full_path=full_path,
             note=_not_fitting,
+        )
+
+    def _offered(self, walk: Walk, hits: list[EventHit]) -> list[Evidence]:
+        """The evidence offered to the fit (:func:`candidates`), from ``hits`` and what the
+        walk collected."""
+        return candidates(
+            self.storage,
+            walk.book,
+            hits,
+            self.limits.max_evidence,
+            any_events=holds_events(walk),
         )
 
     def _event_ranker(self) -> EventSeeder | None:
