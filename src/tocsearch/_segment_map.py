@@ -48,6 +48,7 @@ __all__ = [
     "SegmentMap",
     "at_least",
     "attach",
+    "bit_column",
     "column_masks",
     "ids_checksum",
     "positions",
@@ -104,6 +105,16 @@ def at_least(masks: Sequence[int], need: int, every: int) -> int:
         for j in range(min(need, seen + 1), 0, -1):
             reached[j] |= reached[j - 1] & mask
     return reached[need]
+
+
+def bit_column(data: bytes, bit: int) -> int:
+    """Bit ``bit`` of each byte of ``data`` as one integer: bit ``j`` of it is that bit of
+    byte ``j`` (a column of bit-sliced rows, read through a table of ASCII digits).
+
+    >>> bin(bit_column(bytes([0b01, 0b10, 0b11]), 1))
+    '0b110'
+    """
+    return int(data.translate(_BIT_DIGITS[bit])[::-1] or b"0", 2)
 
 
 def column_masks(
@@ -188,8 +199,8 @@ class SegmentMap:
         for bit in range(bits):
             # Bit ``bit`` of every row as ASCII digits, the last segment first: read in base
             # 2, segment ``i`` is bit ``i``.
-            digits = rows[bit >> 3 :: row].translate(_BIT_DIGITS[bit & 7])[::-1]
-            columns.append(int(digits or b"0", 2).to_bytes(width, "little"))
+            column = bit_column(rows[bit >> 3 :: row], bit & 7)
+            columns.append(column.to_bytes(width, "little"))
         return cls(b"".join(columns), bits, count, ids_checksum(ids))
 
     @property

@@ -14,6 +14,7 @@ from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
 from tocsearch.navigate._day_stacks import DayStack, DayStacks
+from tocsearch.navigate._digest_columns import DigestColumns
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._lens import Lens
 from tocsearch.navigate._route import DigestRoute
@@ -129,8 +130,9 @@ def test_a_week_with_a_day_the_stack_does_not_hold_is_walked_day_by_day(
 def test_a_bitmap_test_keeps_what_the_digests_keep(
     built: InMemoryStorage, terms: tuple[str, ...], need: int, repeated: bool
 ) -> None:
-    """Months and weeks tested by their decoded bitmaps are kept, and counted as consulted,
-    exactly as pruned by their digests, repeated terms and unknown digests included."""
+    """Months and weeks tested by their bit-sliced bitmaps are kept, and counted as
+    consulted, exactly as pruned by their digests, repeated terms and unknown digests
+    included."""
     asked = terms + terms[:1] if repeated else terms
     nodes = [
         node
@@ -141,14 +143,16 @@ def test_a_bitmap_test_keeps_what_the_digests_keep(
     bare = attrs.evolve(nodes[1], node_id="toc:year:1998", digest="")
     nodes += [unknown, bare]
     digests = DigestCache()
-    plan = YearPlan(DayStack([], digests), [], [])
+    bitmaps = [None if (found := digests.of(node)) is None else found.bitmap for node in nodes]
+    columns = DigestColumns(nodes, bitmaps)
     tested = Lens(asked, digests=digests)
     pruned = Lens(asked, digests=DigestCache())
-    assert tested.bitmap_kept(nodes, plan.bitmaps(nodes, digests), need) == pruned.prune(
+    kept = tested.columns_kept(columns, need)
+    assert [node for index, node in enumerate(nodes) if kept >> index & 1] == pruned.prune(
         nodes, need
     )
-    assert tested.digest_checked == pruned.digest_checked
-    assert plan.bitmaps([unknown, bare], digests) == [None, None]
+    assert set(columns.consulted) == pruned.digest_checked
+    assert tested.columns_kept(columns, need) == kept
 
 
 def test_a_year_holding_other_than_months_weeks_and_days_is_not_planned(

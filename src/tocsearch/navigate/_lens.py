@@ -17,6 +17,7 @@ from tocsearch.digest import TermDigest
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._day_stacks import DayStack, DayStacks, Whole
+from tocsearch.navigate._digest_columns import DigestColumns
 from tocsearch.navigate._digests import DigestCache
 from tocsearch.navigate._folded import FoldedTexts
 from tocsearch.navigate._weights import TermMatcher, TermWeights, clip
@@ -77,8 +78,10 @@ class Lens:
         self._term_probes: list[tuple[str, tuple[int, ...] | None]] | None = None
         # The same as bytes and bits, by the size of the digest read (see _spots).
         self._term_spots: dict[int, list[tuple[str, tuple[int, ...] | None]]] = {}
-        # The same for the distinct terms, three probes each (see _triples_of).
-        self._triples: dict[int, tuple[int, list[tuple[int, int, int, int, int, int]] | None]] = {}
+        # What the terms' probes read in each list of bit-sliced digests, and what each
+        # number of terms keeps there (see columns_kept).
+        self._holders: dict[DigestColumns, list[list[int]]] = {}
+        self._columns_kept: dict[tuple[DigestColumns, int], int] = {}
         # Nodes whose digest was consulted: they count as visited.
         self.digest_checked: set[str] = set()
 
@@ -176,60 +179,23 @@ class Lens:
         known[key] = held
         return held
 
-    def bitmap_kept(
-        self, nodes: Sequence[TocNode], bitmaps: Sequence[bytes | None], need: int
-    ) -> list[TocNode]:
-        """:meth:`prune` of ``nodes`` whose digests' decoded bitmaps are ``bitmaps`` (None for
-        a node whose digest is unknown): the same nodes kept and counted as consulted, each
-        tested in one pass, without a lookup of its digest or a set of the terms it holds.
+    def columns_kept(self, columns: DigestColumns, need: int) -> int:
+        """:meth:`prune` of the nodes of ``columns`` as bits (bit ``i`` for node ``i``): the
+        same nodes kept, from their decoded bitmaps read for all of them at once
+        (:meth:`DigestColumns.kept`); worked out once a question for each ``need``. The
+        caller counts ``columns.consulted`` as consulted, as :meth:`prune` would.
 
-        Runtime complexity: O(t) for t terms a node."""
-        checked = self.digest_checked
-        kept: list[TocNode] = []
-        for node, bitmap in zip(nodes, bitmaps, strict=True):
-            if not node.digest:
-                kept.append(node)
-                continue
-            checked.add(node.node_id)
-            if bitmap is None:
-                kept.append(node)
-                continue
-            size = len(bitmap)
-            found = self._triples.get(size)
-            if found is None:
-                found = self._triples_of(size)
-            free, triples = found
-            if triples is None:
-                # A probe count other than three (never made by this library): term by term.
-                held = self.may_hold(node)
-                if held is None or len(held) >= need:
-                    kept.append(node)
-                continue
-            count = free
-            for at0, bit0, at1, bit1, at2, bit2 in triples:
-                if bitmap[at0] & bit0 and bitmap[at1] & bit1 and bitmap[at2] & bit2:
-                    count += 1
-            if count >= need:
-                kept.append(node)
+        Runtime complexity: O(p) slices of the columns for p probes of the terms, once."""
+        key = (columns, need)
+        kept = self._columns_kept.get(key)
+        if kept is None:
+            holders = self._holders.get(columns)
+            if holders is None:
+                # Each distinct term once, as a node's digest counts the terms it may hold.
+                distinct = dict(self._probes)
+                holders = self._holders[columns] = columns.holders(list(distinct.values()))
+            kept = self._columns_kept[key] = columns.kept(holders, need)
         return kept
-
-    def _triples_of(
-        self, size: int
-    ) -> tuple[int, list[tuple[int, int, int, int, int, int]] | None]:
-        """For a digest of ``size`` bytes: how many distinct terms it never rules out, and
-        the byte and bit of each probe of every other distinct term (:meth:`_spots`), or
-        None when some term has other than three probes."""
-        free = 0
-        triples: list[tuple[int, int, int, int, int, int]] | None = []
-        for spots in dict(self._spots(size)).values():
-            if spots is None:
-                free += 1
-            elif len(spots) == 6 and triples is not None:
-                triples.append((spots[0], spots[1], spots[2], spots[3], spots[4], spots[5]))
-            else:
-                triples = None
-        found = self._triples[size] = (free, triples)
-        return found
 
     def _spots(self, size: int) -> list[tuple[str, tuple[int, ...] | None]]:
         """Each term with the byte and bit of each of its probes in a digest of ``size``

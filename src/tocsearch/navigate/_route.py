@@ -243,9 +243,12 @@ class DigestRoute:
         one look at the stack (:meth:`~tocsearch._stacked_maps.StackedKept.any_in`), its
         days tallied and counted as consulted in bulk, as the week-by-week walk would."""
         lens, stack = self.lens, plan.stack
+        checked = lens.digest_checked
         # What _kept does with the year's months (they are no days: no map to read).
         lens.read_through(stack)
-        months = lens.bitmap_kept(plan.months, plan.bitmaps(plan.months, lens.digests), need)
+        month_columns, week_columns = plan.columns(lens.digests)
+        months = plan.kept_months(lens.columns_kept(month_columns, need))
+        checked.update(month_columns.consulted)
         self._tally(need, TocLevel.MONTH, len(plan.months), len(plan.months) - len(months))
         for month in reversed(months):
             month_plan = plan.plans[month.node_id]
@@ -256,7 +259,8 @@ class DigestRoute:
                 yield from self._kept_below(month_plan.weeks, need, read, stack)
                 continue
             weeks = month_plan.weeks
-            held = lens.bitmap_kept(weeks, plan.bitmaps(weeks, lens.digests), need)
+            held = month_plan.kept_weeks(lens.columns_kept(week_columns, need))
+            checked.update(month_plan.consulted)
             self._tally(need, TocLevel.WEEK, len(weeks), len(weeks) - len(held))
             if len(held) == len(weeks):
                 chosen, spread = month_plan.days, month_plan.spread
@@ -270,7 +274,6 @@ class DigestRoute:
                 spread = spread_of(chosen)
             else:
                 continue
-            checked = lens.digest_checked
             if spread is not None and not kept.any_in(spread):
                 count = 0
                 for days, whole in chosen:

@@ -8,7 +8,9 @@ A :class:`YearPlan` holds what that walk reads below a year, made once while the
 and the tree above the segments are unchanged: each month's weeks, each week's days with their
 places in the stack, and the places of all the days of a month spread over the stack's row
 shapes, so a month (or a week) none of whose days keeps a segment is ruled out with one AND
-per row shape, without the calls the node-by-node walk makes for each week.
+per row shape, without the calls the node-by-node walk makes for each week; and the digests
+of its months and weeks bit-sliced (:mod:`tocsearch.navigate._digest_columns`), so which of
+them may hold the terms is read for the whole year in a few slices.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from operator import or_
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate._day_stacks import DayStack, Whole
+from tocsearch.navigate._digest_columns import DigestColumns
 from tocsearch.navigate._digests import DigestCache
 
 __all__ = ["MonthPlan", "YearPlan", "plan_year", "spread_of"]
@@ -29,52 +32,75 @@ class MonthPlan:
     """The weeks of one month (in time order), each with its days (in time order) and what
     the stack says of them (:meth:`DayStack.whole`: None when it does not hold every one),
     and the places of all their days spread over the stack's row shapes (None when the
-    stack does not hold them all)."""
+    stack does not hold them all). ``first`` is the place of its first week among the
+    weeks of the year, month after month (:meth:`YearPlan.columns`)."""
 
-    __slots__ = ("days", "spread", "weeks")
+    __slots__ = ("consulted", "days", "first", "spread", "weeks")
 
     def __init__(
         self,
         weeks: list[TocNode],
         days: list[tuple[list[TocNode], Whole | None]],
         spread: list[int] | None,
+        first: int = 0,
     ) -> None:
         self.weeks = weeks
         self.days = days
         self.spread = spread
+        self.first = first
+        # The weeks whose digests a look at the month's weeks consults (those that have one).
+        self.consulted = tuple(week.node_id for week in weeks if week.digest)
+
+    def kept_weeks(self, kept: int) -> list[TocNode]:
+        """The weeks whose bits are set in ``kept`` (bit ``i`` for week ``i`` of the year,
+        as :meth:`DigestColumns.kept` gives it for the year's weeks), in time order."""
+        bits = kept >> self.first
+        return [week for index, week in enumerate(self.weeks) if bits >> index & 1]
 
 
 class YearPlan:
     """The months of a year (in time order) with their :class:`MonthPlan`, for the one
     ``stack`` it was made with."""
 
-    __slots__ = ("_bitmaps", "months", "plans", "stack")
+    __slots__ = ("_columns", "months", "plans", "stack")
 
     def __init__(self, stack: DayStack, months: list[TocNode], plans: list[MonthPlan]) -> None:
         self.stack = stack
         self.months = months
         # By month id: a route hands the months it keeps in its own order.
         self.plans = {month.node_id: plan for month, plan in zip(months, plans, strict=True)}
-        # The decoded digest bitmaps of the months and weeks, as first read (None: unknown).
-        self._bitmaps: dict[str, bytes | None] = {}
+        self._columns: tuple[DigestColumns, DigestColumns] | None = None
 
-    def bitmaps(self, nodes: Sequence[TocNode], digests: DigestCache) -> list[bytes | None]:
-        """The decoded digest bitmap of each of ``nodes`` (months or weeks of the year; None
-        for an empty or unknown digest), read from ``digests`` once and then kept with the
-        plan: the plan lives as long as the tree it was made from, so its digests hold.
+    def columns(self, digests: DigestCache) -> tuple[DigestColumns, DigestColumns]:
+        """The digests of the months, and of the weeks of every month one month after
+        another, bit-sliced (:class:`DigestColumns`), read from ``digests`` once and then
+        kept with the plan: the plan lives as long as the tree it was made from, so its
+        digests hold.
 
-        Runtime complexity: O(1) a node once read."""
-        known = self._bitmaps
-        found: list[bytes | None] = []
-        for node in nodes:
-            key = node.node_id
-            if key in known:
-                found.append(known[key])
-                continue
-            digest = digests.of(node) if node.digest else None
-            bitmap = known[key] = None if digest is None else digest.bitmap
-            found.append(bitmap)
-        return found
+        Runtime complexity: O(1) once made; O(n * b) to make for n nodes of b bytes."""
+        columns = self._columns
+        if columns is None:
+            weeks = [week for plan in self.plans.values() for week in plan.weeks]
+            columns = self._columns = (
+                DigestColumns(self.months, _bitmaps(self.months, digests)),
+                DigestColumns(weeks, _bitmaps(weeks, digests)),
+            )
+        return columns
+
+    def kept_months(self, kept: int) -> list[TocNode]:
+        """The months whose bits are set in ``kept`` (as :meth:`DigestColumns.kept` gives it
+        for the months), in time order."""
+        return [month for index, month in enumerate(self.months) if kept >> index & 1]
+
+
+def _bitmaps(nodes: Sequence[TocNode], digests: DigestCache) -> list[bytes | None]:
+    """The decoded digest bitmap of each of ``nodes`` (None for an empty or unknown
+    digest)."""
+    found: list[bytes | None] = []
+    for node in nodes:
+        digest = digests.of(node) if node.digest else None
+        found.append(None if digest is None else digest.bitmap)
+    return found
 
 
 def plan_year(
@@ -92,6 +118,7 @@ def plan_year(
     if not months:
         return None
     plans: list[MonthPlan] = []
+    first = 0
     for month in months:
         if month.level is not TocLevel.MONTH:
             return None
@@ -104,7 +131,8 @@ def plan_year(
             if any(day.level is not TocLevel.DAY for day in below):
                 return None
             days.append((below, stack.whole(below)))
-        plans.append(MonthPlan(weeks, days, spread_of(days)))
+        plans.append(MonthPlan(weeks, days, spread_of(days), first))
+        first += len(weeks)
     return YearPlan(stack, months, plans)
 
 
