@@ -457,3 +457,67 @@ def test_a_segment_of_tool_text_alone_still_gets_bullets_from_it() -> None:
     quoted = {bullet.event_ids[-1] for bullet in summary.bullets}
     assert quoted <= {event.event_id for event in events}
     assert any("Redis" in bullet.text or "JWT" in bullet.text for bullet in summary.bullets)
+
+
+def plain_keywords(
+    analysis: _extractive._Analysis, phrases: dict[tuple[str, ...], int], limit: int
+) -> tuple[str, ...]:
+    """Segment keywords ranked over every eligible term and phrase, as before any was left out:
+    each phrase scored, all sorted, and the best taken that share no word with one taken."""
+    candidates = (analysis.said or analysis.weights.keys()) - analysis.tools
+    eligible = {key: analysis.weights[key] for key in candidates if _terms.is_keyword(key)}
+    scored = [((key,), weight) for key, weight in eligible.items()] + [
+        (phrase, 1.2 * max(eligible[word] for word in phrase))
+        for phrase, count in phrases.items()
+        if count >= 2 and len(phrase) == 2 and set(phrase) <= eligible.keys()
+    ]
+    ranked = sorted(dict(scored).items(), key=lambda item: (-item[1], item[0]))
+    floor = 0.25 * max((score for _, score in ranked), default=0.0)
+    taken: list[tuple[str, ...]] = []
+    for phrase, score in ranked:
+        if len(taken) == limit or (len(taken) >= 3 and score < floor):
+            break
+        if all(set(phrase).isdisjoint(other) for other in taken):
+            taken.append(phrase)
+    forms = analysis.forms
+    return tuple(" ".join(_terms.display_form(forms[key].items()) for key in p) for p in taken)
+
+
+_TERMS = (*(f"term{letter}" for letter in "abcdefghijklmnopqrstuvwxyz"), "401", "bash")
+term_weights = st.dictionaries(
+    st.sampled_from(_TERMS), st.sampled_from((0.3, 0.5, 1.0, 1.0, 1.4, 2.0, 2.7, 9.0)), max_size=28
+)
+
+
+@given(term_weights, st.data(), st.integers(1, 9))
+@example(dict.fromkeys(_TERMS, 1.0), None, 1)  # every term tied
+@example({"terma": 9.0, "termb": 9.0, "termc": 1.0}, None, 2)  # a pair hides both its words
+def test_keywords_rank_only_the_terms_they_can_reach(
+    weights: dict[str, float], data: st.DataObject | None, limit: int
+) -> None:
+    """Segment keywords ranked over the heaviest terms alone (and every pair) are those ranked
+    over every term: ties at the cut, pairs that hide their words, terms said only in tool
+    text or never said, and any number of keywords asked for."""
+    keys = sorted(weights)
+    if data is None:
+        # Every term said, and the two heaviest standing together twice.
+        said, tools = set(keys), set()
+        pairs = {tuple(sorted(keys, key=lambda key: -weights[key])[:2]): 2}
+    elif keys:
+        some = st.sets(st.sampled_from(keys))
+        said = data.draw(st.just(set(keys)) | some)
+        tools = data.draw(st.just(set()) | some)
+        pair = st.tuples(st.sampled_from(keys), st.sampled_from(keys))
+        pairs = data.draw(st.dictionaries(pair, st.sampled_from((1, 2, 2, 3))))
+    else:
+        said, tools, pairs = set(), set(), {}
+    analysis = _extractive._Analysis(
+        documents=[],
+        weights=weights,
+        forms={key: {key.upper() if key.endswith("a") else key: 1} for key in keys},
+        tools=frozenset(tools),
+        said=frozenset(said),
+        key_of={},
+    )
+    summarizer = ExtractiveSummarizer(max_keywords=limit)
+    assert summarizer._keywords(analysis, pairs) == plain_keywords(analysis, pairs, limit)

@@ -344,7 +344,18 @@ class ExtractiveSummarizer:
         # then by phrase.)
         named = [*filter(_terms.is_keyword, (analysis.said or weights.keys()) - tools)]
         eligible = dict(zip(named, map(weights.__getitem__, named), strict=True))
-        scores: dict[tuple[str, ...], float] = {(key,): weight for key, weight in eligible.items()}
+        # Only the heaviest terms can be read below: a term is passed over only when a kept
+        # phrase holds it, so before ``max_keywords`` phrases are kept at most twice as many
+        # terms are read (each kept, or held by a kept pair). Scoring, and ranking, just those
+        # (with any tied at the last) spares a phrase tuple and a heap entry for each of the
+        # hundreds of others; the floor is the same, since the heaviest term is among them.
+        reach = 2 * self.max_keywords
+        scores: dict[tuple[str, ...], float]
+        if len(eligible) > reach:
+            least = heapq.nlargest(reach, eligible.values())[-1]
+            scores = {(key,): weight for key, weight in eligible.items() if weight >= least}
+        else:
+            scores = {(key,): weight for key, weight in eligible.items()}
         for phrase, count in phrases.items():
             if count >= 2 and len(phrase) == 2 and phrase[0] in eligible and phrase[1] in eligible:
                 scores[phrase] = max(eligible[phrase[0]], eligible[phrase[1]]) * 1.2
