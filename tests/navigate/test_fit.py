@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 import attrs
@@ -424,3 +426,42 @@ def test_a_piece_is_written_as_json_dumps_writes_it(data: object) -> None:
     ``json.dumps(data, ensure_ascii=False)`` does, floats that are not numbers and lone
     surrogates among it."""
     assert _json(data) == json.dumps(data, ensure_ascii=False)
+
+
+def _kept(evidence: Sequence[Evidence]) -> Counter[tuple[object, ...]]:
+    """Which offered items ``evidence`` holds, in whatever form (whole, lean, slim or
+    clipped): what every form of an item keeps of it."""
+    return Counter(
+        (item.segment_id, item.kind, item.field, item.score, item.start_time, item.end_time)
+        for item in evidence
+    )
+
+
+@given(
+    result=st.builds(
+        lambda reason, steps: attrs.evolve(_fitted(reason, 200, []), steps=steps),
+        st.just("") | st.just(EXPLAINED) | sentences,
+        st.just(()) | navigation_steps(),
+    ),
+    offered=st.lists(
+        st.builds(
+            lambda item, repeats: attrs.evolve(item, text=" ".join([item.text] * repeats)),
+            _items,
+            st.integers(1, 40),
+        ),
+        max_size=16,
+    ),
+    budget=st.integers(120, 1500),
+    larger=st.floats(2.0, 4.0),
+)
+def test_a_larger_budget_keeps_the_evidence_a_smaller_one_kept(
+    result: NavigationResult, offered: list[Evidence], budget: int, larger: float
+) -> None:
+    """Every item the fit keeps at a budget, in any form, it keeps at twice that budget or
+    more: the best evidence is taken in order, and a short item further down never takes the
+    place of a longer one before it."""
+    small, large = (
+        fit(result, offered, budget=b, estimator=estimate_tokens, full_path=False, note=_note)
+        for b in (budget, int(budget * larger))
+    )
+    assert not _kept(small.evidence) - _kept(large.evidence)

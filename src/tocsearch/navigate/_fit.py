@@ -8,13 +8,16 @@ with the path). Neither may exceed the budget. Within it:
 1. the frame: the query, its time hints and terms, how the walk ended, the counters;
 2. the path, one step per phase within a tenth of the budget (or the full path when the
    caller asked for it);
-3. the evidence, best first: every candidate that fits, lean (without what its ids lead back
-   to) when it does not fit whole, an event too long for what is left clipped to fit (and
-   marked so) rather than dropped; when not all fit, the items without what can be worked
-   out again or looked up by id (matched terms, the grips of an event, the titles and
-   conversations of the segments), if that returns more of them. Each
-   item is costed as it is rendered: its segment's heading with a segment's first item, the
-   Markdown's closing line with the first of all;
+3. the evidence, best first, in order: every candidate up to the first that does not fit
+   whole, which is taken lean (without what its ids lead back to) or, an event too long for
+   what is left, clipped to fit (and marked so), and ends the evidence; when not all fit,
+   the items without what can be worked out again or looked up by id (matched terms, the
+   grips of an event, the titles and conversations of the segments), if that returns more
+   of them. So a larger budget never keeps less of the best evidence: what a budget keeps,
+   twice the budget keeps too (not always a budget only a little larger, whose tenth may
+   just admit a path summary that takes an item's room). Each item is costed as it is
+   rendered: its segment's heading with a segment's first item, the Markdown's closing line
+   with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
 
 Every piece is costed once, as the text it adds to each rendering: the frame (the result
@@ -599,10 +602,14 @@ class _Meter:
 
 
 def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list[Evidence], _Cost]:
-    """The items of ``offered`` that fit in ``room``, best first, and what they cost. An item
-    that does not fit as it is may fit lean (without what its ids lead back to), and an event
-    too long for what is left is clipped; the first item of a segment also pays for its
-    segment's heading."""
+    """The items of ``offered`` that fit in ``room``, best first, and what they cost: every
+    item up to the first that does not fit as it is, which is taken lean (without what its
+    ids lead back to) or, an event, clipped when it fits so, and is the last. The first item
+    of a segment also pays for its segment's heading.
+
+    What is taken is a run of the best items that grows with ``room``: an item kept in some
+    room is kept in any larger one. Passing over an item to take a shorter one after it
+    would not be: more room would take the longer one and leave none for the shorter."""
     chosen: list[Evidence] = []
     openers: dict[str, Evidence] = {}
     # The segments whose runs write their event id pattern already.
@@ -621,13 +628,16 @@ def _fill(offered: Sequence[Evidence], room: _Cost, meter: _Meter) -> tuple[list
             item, left, meter, opener=opener, first=first, shortened=segment in shortened
         )
         if taken is None:
-            continue
+            break
         chosen.append(taken[0])
-        if opener is None:
-            openers[segment] = taken[0]
-        elif meter.fits(taken[0], opener):
-            shortened.add(segment)
         used += taken[1]
+        if taken[0] is not item:
+            # Lean or clipped: more room would take it whole, and cost more, before the next.
+            break
+        if opener is None:
+            openers[segment] = item
+        elif meter.fits(item, opener):
+            shortened.add(segment)
     return chosen, used
 
 
