@@ -1,6 +1,6 @@
 """The summarizer's fast paths give exactly what the plain formulations give: sentence breaks,
-statement cues, cuts of long texts, lazy greedy parent bullets, and tool text keyed only when a
-segment has no statement."""
+statement cues, cuts of long texts, lazy greedy parent bullets, tool text keyed only when a
+segment has no statement, and segment keywords ranked over the terms they can reach."""
 
 from __future__ import annotations
 
