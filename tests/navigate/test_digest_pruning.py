@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from functools import partial
 
 import attrs
 from hypothesis import given, settings
@@ -107,6 +108,53 @@ def test_the_digest_cache_keeps_at_most_its_capacity_and_reads_unknowns_as_none(
     assert len(cache) == 3
     assert cache.of(attrs.evolve(days[0], digest="")) is None
     assert cache.of(attrs.evolve(days[0], digest="garbage", version=7)) is None
+
+
+@given(
+    capacity=st.integers(0, 8),
+    steps=st.lists(
+        st.tuples(st.booleans(), st.integers(0, 5), st.integers(1, 5)), min_size=1, max_size=30
+    ),
+)
+def test_what_is_made_of_digests_counts_against_the_capacity(
+    capacity: int, steps: list[tuple[bool, int, int]]
+) -> None:
+    """A value kept beside the decoded digests weighs as many digests as it says and is
+    evicted like them, least recently used first (as a model of the cache evicts): asked for
+    again it is the one kept, or made afresh once evicted, and one heavier than the whole
+    capacity is never kept."""
+    nodes = build_nodes(large_history(0, "quokkaflux")[:60], digests=True)
+    days = [node for node in nodes.values() if node.level is TocLevel.DAY]
+    cache = DigestCache(capacity)
+    keys = [object() for _ in range(6)]
+    model: dict[object, tuple[object, int]] = {}  # key -> (value, weight), oldest first
+
+    def make_room(weight: int) -> None:
+        while model and sum(kept[1] for kept in model.values()) + weight > capacity:
+            del model[next(iter(model))]
+
+    for number, (derived, which, weight) in enumerate(steps):
+        if derived:
+            key: object = keys[which]
+            value = cache.derived(key, weight, partial(tuple, ("made", number)))
+            kept = model.pop(key, None)
+            assert value == (("made", number) if kept is None else kept[0])  # made when not kept
+            if kept is not None:
+                model[key] = kept
+            elif weight <= capacity:
+                make_room(weight)
+                model[key] = (value, weight)
+        else:
+            day = days[which % len(days)]
+            assert cache.of(day) is not None
+            key = (day.node_id, day.version, len(day.digest))
+            kept = model.pop(key, None)
+            if kept is not None:
+                model[key] = kept
+            elif capacity:
+                make_room(1)
+                model[key] = (None, 1)
+        assert len(cache) == len(model)
 
 
 def test_a_digest_rewritten_with_a_new_version_is_decoded_again() -> None:

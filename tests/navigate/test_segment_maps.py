@@ -14,7 +14,7 @@ from tocsearch.ingest._digests import MAP_SEGMENTS, segment_map
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode
 from tocsearch.navigate import Navigator
-from tocsearch.navigate._digests import DigestCache
+from tocsearch.navigate._digests import DigestCache, _Decoded
 from tocsearch.navigate._lens import Lens
 from tocsearch.storage import InMemoryStorage
 from tocsearch.text import ELLIPSIS
@@ -121,7 +121,7 @@ def test_a_day_read_through_its_map_is_not_decompressed(built: InMemoryStorage) 
     cache = DigestCache()
     assert Lens(("token",), digests=cache).segment_masks(day) is not None
     entry = next(iter(cache._entries.values()))
-    assert entry is not None
+    assert isinstance(entry, _Decoded)
     assert entry.packed is not None
     assert cache.of(day) == TermDigest.from_text(day.digest)
     assert entry.packed is None

@@ -3,6 +3,8 @@ node by node: the same segments, batches, skip tallies and consulted digests."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from tests._support.walks import term_sets
 from tests.navigate.test_day_stacks import QUERIES, built, copied, days_of, extra_sessions
 
+from tocsearch.digest import DIGEST_BITS
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
 from tocsearch.models import Event, TocNode
@@ -153,6 +156,55 @@ def test_a_bitmap_test_keeps_what_the_digests_keep(
     )
     assert set(columns.consulted) == pruned.digest_checked
     assert tested.columns_kept(columns, need) == kept
+
+
+@settings(max_examples=25)
+@given(
+    capacity=st.integers(0, 160),
+    steps=st.lists(st.integers(0, 60), min_size=1, max_size=6),
+)
+def test_a_plans_columns_live_no_longer_than_the_digest_cache_lets_them(
+    built: InMemoryStorage, capacity: int, steps: list[int]
+) -> None:
+    """A plan's bit-sliced digests are what its months' and weeks' digests make, however
+    often the cache evicts them between questions, and they count against the cache's
+    capacity: what the plan and the cache hold together stays within it, where a plan
+    holding its columns itself would keep a year's bitmaps over any capacity."""
+    year = built.get_nodes_by_level(TocLevel.YEAR)[0]
+    days = days_of(built, year)
+    route = DigestRoute(built, Lens(("token",)), (), {}, SkeletonView(0, 1_000_000))
+    plan = plan_year(DayStack(days, DigestCache()), year, route._children_of)
+    assert plan is not None
+    fresh = plan_year(DayStack(days, DigestCache()), year, route._children_of)
+    assert fresh is not None
+    probes = [(7, 1234, 98765), (3, 5, 8)]
+    expected = [
+        (columns.nodes, columns.consulted, columns.kept(columns.holders(probes), 1))
+        for columns in fresh.columns(DigestCache(0))
+    ]
+    bitmap = DIGEST_BITS // 8
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        digests = DigestCache(capacity)
+        for read in steps:
+            # Other digests read between the questions, as many as the step says.
+            for day in days[:read]:
+                digests.of(day)
+            made = [
+                (columns.nodes, columns.consulted, columns.kept(columns.holders(probes), 1))
+                for columns in plan.columns(digests)
+            ]
+            assert made == expected
+            del made
+            held = tracemalloc.get_traced_memory()[0] - before
+            # A decoded digest takes a bitmap and a little more (a day's map, the entry).
+            assert held < (capacity + 2) * (bitmap + bitmap // 8)
+    finally:
+        if started:
+            tracemalloc.stop()
 
 
 def test_a_year_holding_other_than_months_weeks_and_days_is_not_planned(

@@ -5,12 +5,16 @@ decoded one takes :data:`~tocsearch.digest.DIGEST_BITS` / 8 bytes, so decoded di
 in a small least-recently-used cache keyed by ``(node_id, version)``: a node rewritten with new
 events has a new version and is decoded afresh. An empty or malformed digest is *unknown*:
 it never rules a node out. A day's segment map (:mod:`tocsearch._segment_map`) is read with
-its digest and cached beside it; the day's bitmap is decompressed only when asked for.
+its digest and cached beside it; the day's bitmap is decompressed only when asked for. What
+is made of many decoded digests (a year's bit-sliced months and weeks) is kept in the same
+cache, counted as the digests it copies, so the cache bounds it too.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import TypeVar, cast
 
 from tocsearch._checks import whole_number
 from tocsearch._segment_map import SegmentMap, split
@@ -19,6 +23,8 @@ from tocsearch.errors import InvalidArgument
 from tocsearch.models import TocNode
 
 __all__ = ["DEFAULT_DIGESTS", "DigestCache"]
+
+_T = TypeVar("_T")
 
 
 DEFAULT_DIGESTS = 4096
@@ -29,14 +35,19 @@ one before it is read again). A week or above takes 32 KiB decoded; a day its se
 
 
 class DigestCache:
-    """A bounded cache of decoded digests by ``(node_id, version)``.
+    """A bounded cache of decoded digests by ``(node_id, version)``, and of what is made of
+    them (:meth:`derived`).
 
     Runtime complexity: O(1) per lookup of a cached digest; O(m) to decode one of m bits.
     """
 
     def __init__(self, capacity: int = DEFAULT_DIGESTS) -> None:
         self.capacity = whole_number("capacity", capacity, 0)
-        self._entries: OrderedDict[tuple[str, int, int], _Decoded | None] = OrderedDict()
+        # Decoded digests by (node_id, version, length), and what was made of them
+        # (:meth:`derived`) by its own key, in the order they were last used.
+        self._entries: OrderedDict[object, _Decoded | _Derived | None] = OrderedDict()
+        # What the entries made of digests count beyond one each.
+        self._extra = 0
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -69,6 +80,43 @@ class DigestCache:
             entry.checked = ids
         return entry.segment_map
 
+    def derived(self, key: object, weight: int, make: Callable[[], _T]) -> _T:
+        """What ``make`` gives, kept under ``key`` (an object equal to no digest's key) as
+        ``weight`` decoded digests would be: it counts against the capacity as they do and
+        is evicted like them, least recently used first, then made again when asked for.
+        What is made of digests held this way lives no longer than the cache lets it.
+
+        Runtime complexity: O(1) while it is kept."""
+        entries = self._entries
+        # Kept under a key of its own, never as None.
+        found = entries.get(key)
+        if found is not None:
+            try:  # noqa: SIM105
+                entries.move_to_end(key)
+            except KeyError:
+                pass
+            return cast(_T, cast("_Derived", found).value)
+        value = make()
+        if weight <= self.capacity:
+            self._make_room(weight)
+            entries[key] = _Derived(value, weight)
+            self._extra += weight - 1
+        return value
+
+    def _make_room(self, weight: int) -> None:
+        """Evict the least recently used entries until one of ``weight`` fits."""
+        entries = self._entries
+        try:
+            while entries and len(entries) + self._extra + weight > self.capacity:
+                evicted = entries.popitem(last=False)[1]
+                if type(evicted) is _Derived:
+                    self._extra -= evicted.weight - 1
+        except KeyError:
+            pass
+        if not entries:
+            # Threads that evicted at once may have miscounted: an empty cache holds nothing.
+            self._extra = 0
+
     def _entry(self, node: TocNode) -> _Decoded | None:
         if not node.digest:
             return None
@@ -86,16 +134,13 @@ class DigestCache:
                 entries.move_to_end(key)
             except KeyError:
                 pass
-            return found
+            # A digest's key is never a derived entry's.
+            return cast("_Decoded | None", found)
         parts = split(node.digest)
         entry = None if parts is None else _Decoded(*parts)
         if self.capacity:
-            try:
-                while len(entries) >= self.capacity:
-                    entries.popitem(last=False)
-                entries[key] = entry
-            except KeyError:
-                pass
+            self._make_room(1)
+            entries[key] = entry
         return entry
 
 
@@ -111,3 +156,14 @@ class _Decoded:
         self.segment_map = segment_map
         # The child ids the map was last found to cover.
         self.checked: tuple[str, ...] | None = None
+
+
+class _Derived:
+    """What :meth:`DigestCache.derived` keeps: a value made of digests and how many decoded
+    digests it counts as."""
+
+    __slots__ = ("value", "weight")
+
+    def __init__(self, value: object, weight: int) -> None:
+        self.value = value
+        self.weight = weight

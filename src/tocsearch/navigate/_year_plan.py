@@ -10,7 +10,9 @@ places in the stack, and the places of all the days of a month spread over the s
 shapes, so a month (or a week) none of whose days keeps a segment is ruled out with one AND
 per row shape, without the calls the node-by-node walk makes for each week; and the digests
 of its months and weeks bit-sliced (:mod:`tocsearch.navigate._digest_columns`), so which of
-them may hold the terms is read for the whole year in a few slices.
+them may hold the terms is read for the whole year in a few slices. The digest cache keeps the
+slices, as it keeps the digests they copy: a plan outlives evictions from the cache, and its
+slices would otherwise hold a year's bitmaps over the cache's bound.
 """
 
 from __future__ import annotations
@@ -62,30 +64,34 @@ class YearPlan:
     """The months of a year (in time order) with their :class:`MonthPlan`, for the one
     ``stack`` it was made with."""
 
-    __slots__ = ("_columns", "months", "plans", "stack")
+    __slots__ = ("_key", "_weight", "months", "plans", "stack")
 
     def __init__(self, stack: DayStack, months: list[TocNode], plans: list[MonthPlan]) -> None:
         self.stack = stack
         self.months = months
         # By month id: a route hands the months it keeps in its own order.
         self.plans = {month.node_id: plan for month, plan in zip(months, plans, strict=True)}
-        self._columns: tuple[DigestColumns, DigestColumns] | None = None
+        # What the digest cache keeps this plan's columns under: unique while it is kept.
+        self._key = object()
+        # As many bitmaps as the columns copy.
+        self._weight = len(months) + sum(len(plan.weeks) for plan in plans)
 
     def columns(self, digests: DigestCache) -> tuple[DigestColumns, DigestColumns]:
         """The digests of the months, and of the weeks of every month one month after
-        another, bit-sliced (:class:`DigestColumns`), read from ``digests`` once and then
-        kept with the plan: the plan lives as long as the tree it was made from, so its
-        digests hold.
+        another, bit-sliced (:class:`DigestColumns`), kept by ``digests`` as the bitmaps
+        they copy would be (:meth:`DigestCache.derived`): the plan lives as long as the
+        tree it was made from, and holding them itself would keep their bytes past the
+        cache's bound.
 
-        Runtime complexity: O(1) once made; O(n * b) to make for n nodes of b bytes."""
-        columns = self._columns
-        if columns is None:
-            weeks = [week for plan in self.plans.values() for week in plan.weeks]
-            columns = self._columns = (
-                DigestColumns(self.months, _bitmaps(self.months, digests)),
-                DigestColumns(weeks, _bitmaps(weeks, digests)),
-            )
-        return columns
+        Runtime complexity: O(1) while kept; O(n * b) to make for n nodes of b bytes."""
+        return digests.derived(self._key, self._weight, lambda: self._made(digests))
+
+    def _made(self, digests: DigestCache) -> tuple[DigestColumns, DigestColumns]:
+        weeks = [week for plan in self.plans.values() for week in plan.weeks]
+        return (
+            DigestColumns(self.months, _bitmaps(self.months, digests)),
+            DigestColumns(weeks, _bitmaps(weeks, digests)),
+        )
 
     def kept_months(self, kept: int) -> list[TocNode]:
         """The months whose bits are set in ``kept`` (as :meth:`DigestColumns.kept` gives it
