@@ -26,6 +26,14 @@ from tocsearch.models import Event, EventRole, EventType, Grip, TocNode
 _T0 = datetime(2026, 1, 30, 22, 0, tzinfo=timezone.utc)
 
 
+def _confirm(*parts: object) -> None:
+    """Print one line saying a put has returned, in one write: with PYTHONUNBUFFERED set,
+    print() writes each part on its own, and a kill between them left the reader half a
+    line."""
+    sys.stdout.write(" ".join(map(str, parts)) + "\n")
+    sys.stdout.flush()
+
+
 def main(backend: str, path: str) -> None:
     """Put nodes (new and replaced, some past midnight), events (some moved) and grips."""
     store = open_file_store(backend, Path(path))
@@ -42,7 +50,7 @@ def main(backend: str, path: str) -> None:
             summary="x" * (number % 700),
         )
         store.put_node(node)
-        print("node", node.node_id, node.version, flush=True)
+        _confirm("node", node.node_id, node.version)
         event = Event(
             event_id=ids.event_id(when, f"e{number}"),
             session_id=f"s{number % 3}",
@@ -52,10 +60,10 @@ def main(backend: str, path: str) -> None:
             text=f"event {number}",
         )
         store.put_event(event)
-        print("event", event.event_id, flush=True)
+        _confirm("event", event.event_id)
         if number % 4 == 3:
             store.put_event(attrs.evolve(event, session_id="moved"))
-            print("event", event.event_id, flush=True)
+            _confirm("event", event.event_id)
         grip = Grip(
             grip_id=ids.grip_id(when, f"g{number}"),
             excerpt="excerpt",
@@ -65,7 +73,7 @@ def main(backend: str, path: str) -> None:
             source="crash",
         )
         store.put_grips([grip])
-        print("grip", grip.grip_id, flush=True)
+        _confirm("grip", grip.grip_id)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,8 @@ def test_sigkill_mid_write_loses_nothing_that_was_confirmed(
     events: set[str] = set()
     grips: set[str] = set()
     for line in printed:
+        # Each line is written whole: a kill cannot leave part of one.
+        assert line.endswith("\n"), line
         kind, record_id, *rest = line.split()
         if kind == "node":
             versions[record_id] = int(rest[0])
