@@ -445,7 +445,7 @@ def test_the_status_line_stands_alone_without_a_reason() -> None:
     bare = attrs.evolve(result, reason="", partial=False).to_markdown()
     assert "_Done (" in bare
     assert "Done: " not in bare
-    assert "_Partial result (" in attrs.evolve(result, reason="", partial=True).to_markdown()
+    assert "_Partial (" in attrs.evolve(result, reason="", partial=True).to_markdown()
 
 
 @given(evidence=st.lists(evidence_items(("s1", "s2")), min_size=1, max_size=8))

@@ -338,7 +338,8 @@ def _frame_parts(result: NavigationResult, include_path: bool, *, events: bool) 
     if result.terms and not result._derived[1]:
         # As in the JSON, terms that are the topic's own are worked out again from it.
         head.append("Terms: " + ", ".join(result.terms))
-    status = "Partial result" if result.partial else "Done"
+    # One word each: the line is paid for by every answer, out of the evidence's budget.
+    status = "Partial" if result.partial else "Done"
     # The fit may cut the reason away to make room for evidence: then the status stands alone.
     said = f"{status}: {result.reason}" if result.reason else status
     searches = f"{result.iterations} searches"
@@ -483,7 +484,7 @@ ELIDED_PATH_NOTE = ", path left out"
 """What the Markdown's status line adds when searches ran and their path is not shown."""
 EMPTY_EVIDENCE = "No evidence found.\n\n"
 """The Markdown's evidence section when it has no item."""
-EXPAND_EVENT = "Expand an event or a grip to see the conversation around it."
+EXPAND_EVENT = "Expand an id to see the conversation around it."
 """The Markdown's last line when it cites an event."""
 EVENT_REFS_NOTE = " [a:b] fills the two * of its segment's ids."
 """What the Markdown's last line adds when a segment's events are cited by references (see
