@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tocsearch._segment_map import at_least, bit_column
+from tocsearch._segment_map import at_least, bit_column, positions
 from tocsearch.models import TocNode
 
 __all__ = ["DigestColumns"]
@@ -99,7 +99,7 @@ class DigestColumns:
             if group.count == len(self.nodes):
                 kept |= found
                 continue
-            for local, index in enumerate(group.members):
-                if found >> local & 1:
-                    kept |= 1 << index
+            members = group.members
+            for local in positions(found):
+                kept |= 1 << members[local]
         return kept

@@ -104,7 +104,7 @@ def _bitmaps(nodes: Sequence[TocNode], digests: DigestCache) -> list[bytes | Non
     digest)."""
     found: list[bytes | None] = []
     for node in nodes:
-        digest = digests.of(node) if node.digest else None
+        digest = digests.of(node)
         found.append(None if digest is None else digest.bitmap)
     return found
 
