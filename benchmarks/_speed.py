@@ -82,9 +82,11 @@ def measure_search_children(calls: int, *, children: int = 100, seed: int = 5) -
 
 
 def load_tree(tree: SyntheticTree, storage: Storage) -> None:
-    """Store every node and grip of a synthetic tree."""
+    """Store every node, grip and event of a synthetic tree."""
     storage.put_nodes([*tree.segments, *tree.rollups])
     storage.put_grips(tree.grips)
+    if tree.events:
+        storage.put_events(tree.events)
 
 
 @attrs.frozen

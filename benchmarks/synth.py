@@ -13,14 +13,18 @@ Two products, from the same seed give the same output on every machine:
   each) and 7 keywords (their rarest words), then day/week/month/year parents rolled up by the
   library's own :class:`~tocsearch.ExtractiveSummarizer` and
   :func:`tocsearch.ingest._rollup.parent_node`, as the builder makes them, with the term digests
-  the builder would give them (:mod:`tocsearch.digest`). No events are stored in such a tree.
+  the builder would give them (:mod:`tocsearch.digest`). Such a tree holds no events unless
+  asked for them (``with_events``): then each bullet quotes an assistant message that answers a
+  user message, and its grip covers the two, as the builder grips a quoted event with the
+  events just before it; a segment owns the events of its bullets, and the digests hold their
+  words.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta, timezone
 
 import attrs
@@ -194,8 +198,9 @@ def month_hint(day: date) -> str:
 
 @attrs.frozen
 class SyntheticTree:
-    """A finished tree: every node (segments first, then rollups bottom-up), every grip, and the
-    planted topics (their places are segment indexes into ``segments``)."""
+    """A finished tree: every node (segments first, then rollups bottom-up), every grip, the
+    planted topics (their places are segment indexes into ``segments``) and the events, when
+    it was made with them."""
 
     segments: tuple[TocNode, ...]
     rollups: tuple[TocNode, ...]
@@ -203,6 +208,8 @@ class SyntheticTree:
     topics: tuple[PlantedTopic, ...]
     first_day: date
     days: int
+    events: tuple[Event, ...] = ()
+    """The events the segments own, in id (time) order; none unless asked for."""
 
     def month_hint(self, segment_index: int) -> str:
         """A time hint naming the calendar month of a segment, such as ``"in March 2023"``."""
@@ -228,12 +235,16 @@ def _segment(
     words: Vocabulary,
     rng: random.Random,
     planted: list[PlantedTopic],
-) -> tuple[TocNode, list[Grip]]:
+    asked: random.Random | None,
+) -> tuple[TocNode, list[Grip], list[Event]]:
+    """A segment, its grips and, when ``asked`` draws the words of the user messages its
+    bullets answer, its events (none without it)."""
     suffix = f"{number:06d}"
     node_id = ids.segment_id(day, suffix)
     end = start + length
     bullets: list[TocBullet] = []
     grips: list[Grip] = []
+    events: list[Event] = []
     all_words: list[str] = []
     step = length / BULLETS_PER_SEGMENT
     for index in range(BULLETS_PER_SEGMENT):
@@ -254,6 +265,8 @@ def _segment(
         )
         grips.append(grip)
         bullets.append(TocBullet(" ".join(text_words), (grip.grip_id,)))
+        if asked is not None:
+            events.extend(_exchange(grip, f"s{suffix}", words.sample(asked, 6), text_words))
     node = TocNode(
         node_id=node_id,
         level=TocLevel.SEGMENT,
@@ -262,18 +275,46 @@ def _segment(
         end_time=end,
         bullets=tuple(bullets),
         keywords=_keywords(all_words, words.rank, KEYWORDS_PER_SEGMENT),
+        event_ids=tuple(event.event_id for event in events),
     )
-    # The digest of its texts, sized to them, as the builder gives a segment (there are no
-    # events).
-    digest = TermDigest.from_positions(segment_positions((), node), sized=True)
-    return attrs.evolve(node, digest=digest.to_text()), grips
+    # The digest of its events and texts, sized to them, as the builder gives a segment.
+    digest = TermDigest.from_positions(segment_positions(events, node), sized=True)
+    return attrs.evolve(node, digest=digest.to_text()), grips, events
+
+
+def _exchange(
+    grip: Grip, session_id: str, question: Sequence[str], answer: Sequence[str]
+) -> tuple[Event, Event]:
+    """The two events a bullet's grip covers: a user message of ``question``'s words, then
+    the assistant message of ``answer``'s that the bullet quotes."""
+    return (
+        Event(
+            event_id=grip.event_id_start,
+            session_id=session_id,
+            timestamp=ids.parse_event_id(grip.event_id_start)[0],
+            role=EventRole.USER,
+            event_type=EventType.USER_MESSAGE,
+            text=" ".join(question),
+        ),
+        Event(
+            event_id=grip.event_id_end,
+            session_id=session_id,
+            timestamp=ids.parse_event_id(grip.event_id_end)[0],
+            role=EventRole.ASSISTANT,
+            event_type=EventType.ASSISTANT_MESSAGE,
+            text=" ".join(answer),
+        ),
+    )
 
 
 def _roll_up(
-    children: Sequence[TocNode], level: TocLevel, summarizer: ExtractiveSummarizer
+    children: Sequence[TocNode],
+    level: TocLevel,
+    summarizer: ExtractiveSummarizer,
+    events: Mapping[str, Sequence[Event]],
 ) -> list[TocNode]:
     """The parents of one level, summarised by the library's own extractive summarizer, as
-    the builder would make them from these children."""
+    the builder would make them from these children; ``events`` are the segments' (by id)."""
     groups: dict[str, list[TocNode]] = {}
     for child in children:
         groups.setdefault(ids.calendar_node_id(level, child.start_time), []).append(child)
@@ -285,12 +326,20 @@ def _roll_up(
                 group,
                 summarizer.summarize_children([child_summary(child) for child in group]),
             ),
-            # A day's digest holds its segments' words (there are no events); a higher node's
-            # is the union of its children's, as the builder makes them.
-            digest=day_digest((), group) if level is TocLevel.DAY else union_digest(group),
+            # A day's digest holds its events' and segments' words; a higher node's is the
+            # union of its children's, as the builder makes them.
+            digest=(
+                day_digest(_day_events(group, events), group)
+                if level is TocLevel.DAY
+                else union_digest(group)
+            ),
         )
         for node_id, group in groups.items()
     ]
+
+
+def _day_events(segments: Sequence[TocNode], events: Mapping[str, Sequence[Event]]) -> list[Event]:
+    return [event for segment in segments for event in events.get(segment.node_id, ())]
 
 
 def generate_tree(
@@ -303,11 +352,15 @@ def generate_tree(
     occurrences: int = 3,
     seed: int = 11,
     vocabulary: Vocabulary | None = None,
+    with_events: bool = False,
 ) -> SyntheticTree:
     """A tree of ``segments`` segments spread evenly over ``years`` years of days (or over
-    exactly ``days`` days when given).
+    exactly ``days`` days when given); ``with_events`` gives it two events a bullet (the
+    nodes, grips and topics are those of the same tree without them, but for the segments'
+    event ids and the digests, which hold the events' words).
 
-    Runtime: about 60 µs per segment (300,000 segments in well under a minute).
+    Runtime: about 60 µs per segment (300,000 segments in well under a minute), three times
+    that with events.
 
     Raises:
         InvalidArgument: ``segments`` or ``years`` is less than 1.
@@ -328,6 +381,9 @@ def generate_tree(
             topics_at.setdefault(place, []).append(topic)
     nodes: list[TocNode] = []
     grips: list[Grip] = []
+    events: dict[str, list[Event]] = {}
+    # The user messages draw from their own stream: the tree's draws stay those without them.
+    asked = random.Random(f"{seed}-asked") if with_events else None
     made = 0
     for day_number in range(days):
         # Spread segments evenly: day d holds the segments numbered [d*n/D, (d+1)*n/D).
@@ -338,7 +394,7 @@ def generate_tree(
         day = start + timedelta(days=day_number)
         length = timedelta(seconds=86_000 / count)
         for slot in range(count):
-            node, node_grips = _segment(
+            node, node_grips, node_events = _segment(
                 day,
                 made,
                 _utc(day) + slot * length,
@@ -346,17 +402,28 @@ def generate_tree(
                 words,
                 rng,
                 topics_at.get(made, []),
+                asked,
             )
             nodes.append(node)
             grips.extend(node_grips)
+            if node_events:
+                events[node.node_id] = node_events
             made += 1
     rollups: list[TocNode] = []
     summarizer = ExtractiveSummarizer()
     level_nodes: list[TocNode] = nodes
     for level in (TocLevel.DAY, TocLevel.WEEK, TocLevel.MONTH, TocLevel.YEAR):
-        level_nodes = _roll_up(level_nodes, level, summarizer)
+        level_nodes = _roll_up(level_nodes, level, summarizer, events)
         rollups.extend(level_nodes)
-    return SyntheticTree(tuple(nodes), tuple(rollups), tuple(grips), tuple(planted), start, days)
+    return SyntheticTree(
+        tuple(nodes),
+        tuple(rollups),
+        tuple(grips),
+        tuple(planted),
+        start,
+        days,
+        tuple(event for node in nodes for event in events.get(node.node_id, ())),
+    )
 
 
 def iter_tree_nodes(tree: SyntheticTree) -> Iterator[TocNode]:

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import pytest
 from benchmarks._lexical import Bm25sIndex, Fts5Index, fts5_query, word_terms
+from benchmarks._speed import load_tree
 from benchmarks._timing import percentile, time_calls, timing_of
 from benchmarks.synth import Vocabulary, generate_events, generate_tree
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tocsearch import ids
+from tocsearch.digest import TermDigest
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
+from tocsearch.models import EventRole
 from tocsearch.storage.memory import InMemoryStorage
 
 
@@ -66,6 +70,51 @@ def test_tree_loads_into_a_store_and_grips_resolve() -> None:
     for node in tree.segments:
         for bullet in node.bullets:
             assert all(storage.find_grip(grip) is not None for grip in bullet.grip_ids)
+
+
+@given(st.integers(1, 60), st.integers(1, 12))
+def test_a_tree_with_events_is_the_same_tree_whose_grips_cover_stored_events(
+    segments: int, days: int
+) -> None:
+    """A tree made with events has the nodes, grips and topics of the one made without (but
+    for the segments' event ids and the digests); each bullet's grip covers a user message
+    and the assistant message that the bullet quotes, both stored and owned by its segment,
+    and every digest may hold every word of its events."""
+    bare = generate_tree(segments, days=days, topics=2, occurrences=1)
+    tree = generate_tree(segments, days=days, topics=2, occurrences=1, with_events=True)
+    assert tree.grips == bare.grips
+    assert tree.topics == bare.topics
+    assert bare.events == ()
+    for ours, theirs in zip(
+        (*tree.segments, *tree.rollups), (*bare.segments, *bare.rollups), strict=True
+    ):
+        assert attrs.evolve(ours, event_ids=(), digest="") == attrs.evolve(
+            theirs, event_ids=(), digest=""
+        )
+    storage = InMemoryStorage()
+    load_tree(tree, storage)
+    storage.check()
+    assert [event.event_id for event in tree.events] == sorted(e.event_id for e in tree.events)
+    assert storage.count_events() == len(tree.events) == 10 * segments
+    parents = {node.node_id: node for node in tree.rollups}
+    for segment in tree.segments:
+        owned: list[str] = []
+        for bullet in segment.bullets:
+            (grip_id,) = bullet.grip_ids
+            grip = storage.get_grip(grip_id)
+            asked, answered = storage.get_event_range(grip.event_id_start, grip.event_id_end)
+            assert (asked.role, answered.role) == (EventRole.USER, EventRole.ASSISTANT)
+            assert answered.text == bullet.text
+            owned += [asked.event_id, answered.event_id]
+        assert segment.event_ids == tuple(owned)
+        day = parents[ids.parent_id(segment.node_id) or ""]
+        words = {
+            word
+            for event in storage.get_event_range(owned[0], owned[-1])
+            for word in event.text.split()
+        }
+        for digest in (segment.digest, day.digest):
+            assert all(TermDigest.from_text(digest).may_contain(word) for word in words)
 
 
 def test_generated_events_are_ordered_and_carry_their_topics() -> None:
