@@ -110,12 +110,15 @@ def source_files(paths: Iterable[str | os.PathLike[str]]) -> list[SourceFile]:
     ``.jsonl`` file a transcript.
 
     Raises:
-        ImportFailed: a path does not exist, is a file of another kind, or is neither a file
-            nor a folder (a pipe, a device).
+        ImportFailed: a path does not exist, is a file of another kind, is neither a file
+            nor a folder (a pipe, a device), or starts with the home of an unknown user.
     """
     found: dict[Path, SourceFile] = {}
     for given in paths:
-        path = Path(given).expanduser()
+        try:
+            path = Path(given).expanduser()
+        except RuntimeError:  # "~name" of a user this system does not know
+            raise ImportFailed(f"{str(given)!r} names the home of no known user") from None
         try:
             path.stat()
         except OSError as error:  # a name too long, a folder on the way that is a file...

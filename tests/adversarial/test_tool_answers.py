@@ -65,6 +65,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> ToolHost:
 @example(value="\ud800", tool="sync")
 @example(value="a\x00b", tool="sync")
 @example(value="x" * 5000, tool="sync")
+@example(value="~0", tool="sync")
 def test_mcp_answers_are_utf8_json(host: ToolHost, value: str, tool: str) -> None:
     """The MCP server's tools, sync's paths included, answer JSON that encodes as UTF-8; a
     path that names nothing is an error result, not an exception."""
@@ -87,12 +88,13 @@ def test_mcp_answers_are_utf8_json(host: ToolHost, value: str, tool: str) -> Non
 
 
 def test_a_sync_path_that_names_nothing_is_an_import_error(host: ToolHost, tmp_path: Path) -> None:
-    """Paths no file system can name, or that lead through a file, are ImportFailed naming
-    them."""
+    """Paths no file system can name, that lead through a file or start at the home of a user
+    the system does not know, are ImportFailed naming them."""
     (tmp_path / "file").write_text("x")
     for path, said in [
         ("\ud800", "'\\ud800' is not a path this system can name"),
         ("a\x00b", "'a\\x00b' is not a path this system can name"),
+        ("~no-such-user-0/x", "'~no-such-user-0/x' names the home of no known user"),
         (str(tmp_path / "file" / "x"), f"{tmp_path / 'file' / 'x'}: Not a directory"),
     ]:
         text, failed = host.call("sync", {"paths": [path]})
