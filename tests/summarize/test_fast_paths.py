@@ -492,12 +492,14 @@ term_weights = st.dictionaries(
 @given(term_weights, st.data(), st.integers(1, 9))
 @example(dict.fromkeys(_TERMS, 1.0), None, 1)  # every term tied
 @example({"terma": 9.0, "termb": 9.0, "termc": 1.0}, None, 2)  # a pair hides both its words
+@example({"401": 9.0, "bash": 9.0, "terma": 2.0, "termb": 1.0}, None, 1)  # heaviest ineligible
 def test_keywords_rank_only_the_terms_they_can_reach(
     weights: dict[str, float], data: st.DataObject | None, limit: int
 ) -> None:
-    """Segment keywords ranked over the heaviest terms alone (and every pair) are those ranked
-    over every term: ties at the cut, pairs that hide their words, terms said only in tool
-    text or never said, and any number of keywords asked for."""
+    """Segment keywords ranked over the heaviest eligible terms alone (and every pair), read
+    from the heaviest term down, are those ranked over every term: ties at the cut, pairs that
+    hide their words, the heaviest terms not eligible (said only in tool text, never said, a
+    number or a tool name), and any number of keywords asked for."""
     keys = sorted(weights)
     if data is None:
         # Every term said, and the two heaviest standing together twice.

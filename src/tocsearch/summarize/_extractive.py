@@ -340,25 +340,32 @@ class ExtractiveSummarizer:
         weights, forms, tools = analysis.weights, analysis.forms, analysis.tools
         # Terms met only in tool text (paths in a command line, words of a log) are evidence
         # for a statement, not a topic of their own.
-        # (The order of the eligible terms does not matter: phrases are ranked by score and
-        # then by phrase.)
-        named = [*filter(_terms.is_keyword, (analysis.said or weights.keys()) - tools)]
-        eligible = dict(zip(named, map(weights.__getitem__, named), strict=True))
-        # Only the heaviest terms can be read below: a term is passed over only when a kept
-        # phrase holds it, so before ``max_keywords`` phrases are kept at most twice as many
-        # terms are read (each kept, or held by a kept pair). Scoring, and ranking, just those
-        # (with any tied at the last) spares a phrase tuple and a heap entry for each of the
-        # hundreds of others; the floor is the same, since the heaviest term is among them.
+        said = analysis.said or weights.keys()
+
+        def eligible(key: str) -> bool:
+            return key in said and key not in tools and _terms.is_keyword(key)
+
+        # Only the heaviest eligible terms can be read below: a term is passed over only when
+        # a kept phrase holds it, so before ``max_keywords`` phrases are kept at most twice as
+        # many terms are read (each kept, or held by a kept pair). The terms are read from the
+        # heaviest down until that many are eligible (and any tied at the last), so only those
+        # are tested for eligibility and scored; the floor is the same, since the heaviest
+        # eligible term is among them. (The order of the scores does not matter: phrases are
+        # ranked by score and then by phrase.)
         reach = 2 * self.max_keywords
-        scores: dict[tuple[str, ...], float]
-        if len(eligible) > reach:
-            least = heapq.nlargest(reach, eligible.values())[-1]
-            scores = {(key,): weight for key, weight in eligible.items() if weight >= least}
-        else:
-            scores = {(key,): weight for key, weight in eligible.items()}
+        scores: dict[tuple[str, ...], float] = {}
+        least = -math.inf
+        for key in sorted(weights, key=weights.__getitem__, reverse=True):
+            weight = weights[key]
+            if weight < least:
+                break
+            if eligible(key):
+                scores[(key,)] = weight
+                if len(scores) == reach:
+                    least = weight
         for phrase, count in phrases.items():
-            if count >= 2 and len(phrase) == 2 and phrase[0] in eligible and phrase[1] in eligible:
-                scores[phrase] = max(eligible[phrase[0]], eligible[phrase[1]]) * 1.2
+            if count >= 2 and len(phrase) == 2 and eligible(phrase[0]) and eligible(phrase[1]):
+                scores[phrase] = max(weights[phrase[0]], weights[phrase[1]]) * 1.2
         if not scores:
             return ()
         floor = max(scores.values()) * 0.25
