@@ -523,3 +523,19 @@ def test_keywords_rank_only_the_terms_they_can_reach(
     )
     summarizer = ExtractiveSummarizer(max_keywords=limit)
     assert summarizer._keywords(analysis, pairs) == plain_keywords(analysis, pairs, limit)
+
+
+def test_keywords_tied_at_the_cut_keep_every_tied_term() -> None:
+    """Terms tied at the weight where the ranking stops are all ranked, so the tie goes to the
+    first term in order, as in a full ranking, whichever order the terms were counted in."""
+    weights = {"termc": 1.0, "termb": 1.0, "terma": 1.0}
+    analysis = _extractive._Analysis(
+        documents=[],
+        weights=weights,
+        forms={key: {key: 1} for key in weights},
+        tools=frozenset(),
+        said=frozenset(weights),
+        key_of={},
+    )
+    keywords = ExtractiveSummarizer(max_keywords=1)._keywords(analysis, {})
+    assert keywords == plain_keywords(analysis, {}, 1) == ("terma",)
