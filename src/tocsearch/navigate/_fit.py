@@ -777,11 +777,16 @@ def fit(
     estimator: TokenEstimator,
     full_path: bool,
     note: Callable[[int, int], str],
+    bare: Sequence[Evidence] | None = None,
 ) -> NavigationResult:
     """``result`` with the path and as much of ``offered`` as fit ``budget``.
 
     ``note(returned, offered)`` gives the words added to the reason when candidates did not
-    fit. ``result.steps`` is the full path; ``result.evidence`` is ignored.
+    fit. ``result.steps`` is the full path; ``result.evidence`` is ignored. ``bare`` are the
+    items of ``offered`` without what their slimmed and lean forms leave out (their grips and
+    conversations; by default ``offered`` itself): those forms are made from them, and
+    ``offered`` is read in order, as far as the items costed as they are, so that what only a
+    whole item says can be read as it is asked for (:class:`~tocsearch.navigate._answer.Offered`).
 
     Raises:
         InvalidArgument: not even the frame of the result fits the budget.
@@ -797,6 +802,7 @@ def fit(
         _check_frame(result, attrs.evolve(result, reason=brief_reason), budget, estimator)
     paths = _Paths(result.steps)
     counted = _counted(result.reason, len(offered), note)
+    items = _Items(offered, offered if bare is None else bare)
 
     def cut() -> _Cost:
         # Not every item fits: the longer status and the reason with its note, at its widest.
@@ -804,7 +810,7 @@ def fit(
 
     shaped = _settle(
         result,
-        _shape(result, (whole, cut), offered, budget, meter, paths, full_path, counted),
+        _shape(result, (whole, cut), items, budget, meter, paths, full_path, counted),
         budget,
         meter,
         counted,
@@ -825,7 +831,7 @@ def fit(
             brief_cut,
         )
         brief_shape = _shape(
-            result, bases, offered, budget, meter, paths, full_path, told, path_share=0.0
+            result, bases, items, budget, meter, paths, full_path, told, path_share=0.0
         )
         # The confirmation only trims: a shape that returns no more before it cannot after.
         if _returned(brief_shape.evidence) > _returned(shaped.evidence):
@@ -857,7 +863,7 @@ def _returned(evidence: Sequence[Evidence]) -> tuple[int, int]:
 def _shape(
     result: NavigationResult,
     bases: tuple[_Cost, Callable[[], _Cost]],
-    offered: Sequence[Evidence],
+    items: _Items,
     budget: int,
     meter: _Meter,
     paths: _Paths,
@@ -872,12 +878,13 @@ def _shape(
     are the full path and its two summaries."""
     limit = _Cost(budget, budget)
     whole, cut = bases
+    offered = items.whole
     path, path_cost, chosen, used = _chosen(
-        whole, offered, limit, meter, paths, full_path, path_share
+        whole, items, limit, meter, paths, full_path, path_share
     )
     if len(chosen) < len(offered):
         path, path_cost, chosen, used = _chosen(
-            cut(), offered, limit, meter, paths, full_path, path_share
+            cut(), items, limit, meter, paths, full_path, path_share
         )
     if not full_path:
         # What the evidence left may show more of the path.
@@ -898,9 +905,18 @@ def _shape(
     )
 
 
+@attrs.frozen
+class _Items:
+    """The items offered to a fit: ``whole``, as they are shown, read in order as far as
+    they are costed; ``bare``, the same without what their slimmed and lean forms leave out."""
+
+    whole: Sequence[Evidence]
+    bare: Sequence[Evidence]
+
+
 def _chosen(
     base: _Cost,
-    offered: Sequence[Evidence],
+    items: _Items,
     limit: _Cost,
     meter: _Meter,
     paths: _Paths,
@@ -909,6 +925,7 @@ def _chosen(
 ) -> tuple[tuple[NavigationStep, ...], _Cost, list[Evidence], _Cost]:
     """The path and the items chosen on a frame that costs ``base``, what the path costs and
     what all of it costs."""
+    offered = items.whole
     widest = base.widest
     budget = limit.json
     if full_path:
@@ -933,12 +950,12 @@ def _chosen(
     if len(chosen) < len(offered):
         # Not everything fits as it is: items without what can be worked out again (matched
         # terms, grips, titles and conversations) make room for more of them.
-        slim, slim_used = _fill(meter.slimmed(offered), limit - used, meter)
+        slim, slim_used = _fill(meter.slimmed(items.bare), limit - used, meter)
         if len(slim) > len(chosen):
             chosen, used_by = slim, slim_used
     if offered and not chosen:
         # Not one item fits as it is: the best one, lean and clipped, rather than nothing.
-        best_lean = meter.lean(offered[0])
+        best_lean = meter.lean(items.bare[0])
         lean = _clipped(best_lean, limit - used, meter, _SHORTEST_LEAN_CLIP)
         if lean is None and path:
             path, path_cost = (), _NOTHING

@@ -33,7 +33,7 @@ from tocsearch._clock import zone_name
 from tocsearch.errors import InvalidArgument
 from tocsearch.levels import TocLevel
 from tocsearch.models import TocNode, time_order
-from tocsearch.navigate._answer import candidates
+from tocsearch.navigate._answer import Offered, candidates
 from tocsearch.navigate._blend import blend, nearest_events, seeder_query
 from tocsearch.navigate._book import EvidenceBook
 from tocsearch.navigate._day_stacks import DayStacks
@@ -239,7 +239,7 @@ class Navigator:
                 )
                 hits = blend(hits, nearest, walk)
             offered = self._offered(walk, hits)
-            summary = _topical_summary(walk, offered, where, len(terms))
+            summary = _topical_summary(walk, offered.bare, where, len(terms))
         else:
             summary = self._time_only(walk, hints, now)
             offered = self._offered(walk, hits)
@@ -271,9 +271,10 @@ class Navigator:
             estimator=self.estimator,
             full_path=full_path,
             note=_not_fitting,
+            bare=offered.bare,
         )
 
-    def _offered(self, walk: Walk, hits: list[EventHit]) -> list[Evidence]:
+    def _offered(self, walk: Walk, hits: list[EventHit]) -> Offered:
         """The evidence offered to the fit (:func:`candidates`), from ``hits`` and what the
         walk collected."""
         return candidates(
