@@ -288,22 +288,19 @@ def _exchange(
     """The two events a bullet's grip covers: a user message of ``question``'s words, then
     the assistant message of ``answer``'s that the bullet quotes."""
     return (
-        Event(
-            event_id=grip.event_id_start,
-            session_id=session_id,
-            timestamp=ids.parse_event_id(grip.event_id_start)[0],
-            role=EventRole.USER,
-            event_type=EventType.USER_MESSAGE,
-            text=" ".join(question),
-        ),
-        Event(
-            event_id=grip.event_id_end,
-            session_id=session_id,
-            timestamp=ids.parse_event_id(grip.event_id_end)[0],
-            role=EventRole.ASSISTANT,
-            event_type=EventType.ASSISTANT_MESSAGE,
-            text=" ".join(answer),
-        ),
+        _message(grip.event_id_start, session_id, question, user=True),
+        _message(grip.event_id_end, session_id, answer, user=False),
+    )
+
+
+def _message(event_id: str, session_id: str, words: Sequence[str], *, user: bool) -> Event:
+    return Event(
+        event_id=event_id,
+        session_id=session_id,
+        timestamp=ids.parse_event_id(event_id)[0],
+        role=EventRole.USER if user else EventRole.ASSISTANT,
+        event_type=EventType.USER_MESSAGE if user else EventType.ASSISTANT_MESSAGE,
+        text=" ".join(words),
     )
 
 
