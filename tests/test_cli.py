@@ -215,6 +215,24 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
     assert str(tmp_path / "home") in completed.stderr
 
 
+@pytest.mark.parametrize("home", ["~no-such-user-of-this-system/store", "~0"])
+def test_a_store_home_of_an_unknown_user_is_a_clear_error(home: str) -> None:
+    """``$TOCSEARCH_HOME`` at the home of a user the system does not know exits with status 1
+    and a message naming it, never a traceback; nothing is created."""
+    env = {**os.environ, "TOCSEARCH_HOME": home}
+    completed = subprocess.run(
+        [sys.executable, "-m", "tocsearch", "stats"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert completed.returncode == 1
+    assert "Traceback" not in completed.stderr
+    assert f"TOCSEARCH_HOME={home!r}" in completed.stderr
+    assert "set TOCSEARCH_HOME to a path" in completed.stderr
+
+
 def test_long_ingest_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     """Ingesting more than one batch (batches are whole days of at least 5,000 events)
     reports progress on stderr when it is a terminal."""
