@@ -5,7 +5,10 @@ Tools: ``navigate``, ``search_children``, ``search_node``, ``expand`` (a grip or
 ``browse`` and ``sync``. Their input schemas and argument checks are the request records of
 :mod:`tocsearch.requests`, the same the agent tools, the service and the command line use. A tool
 answers with one JSON text; a bad argument or an unknown id is an error result whose text says
-what was wrong (``{"error": {"type", "message"}}``), never a dropped connection.
+what was wrong (``{"error": {"type", "message"}}``), never a dropped connection. A message
+that gives a key twice in one object (``{"query": "a", "query": "b"}``), which the SDK would
+read as its last value, is refused on either transport with a JSON-RPC error naming the key
+(:mod:`tocsearch._mcp_wire`).
 
 Every call opens the store read-only and closes it again, so what ``tocsearch sync`` (run by a
 Claude Code hook, say) wrote in another process is seen by the next call. ``sync`` takes the
@@ -198,11 +201,29 @@ def serve(
     """
     server = build_server(host)
     if transport == "stdio":
+        import sys
+
         import anyio
+        import mcp.types as types
         from mcp.server.stdio import stdio_server
+        from mcp.shared.message import SessionMessage
+
+        from tocsearch._mcp_wire import RefusingLines
 
         async def run() -> None:
-            async with stdio_server() as (read, write):
+            # The wire is read through a duplicate of the input's descriptor: closing it
+            # leaves the process's own stdin as it was.
+            wire = open(  # noqa: SIM115 (the transport reads it until the client goes away)
+                os.dup(sys.stdin.fileno()), encoding="utf-8", errors="replace"
+            )
+            lines = RefusingLines(wire)
+            async with stdio_server(stdin=lines) as (read, write):
+
+                async def answer(refused: dict[str, Any]) -> None:
+                    message = types.jsonrpc_message_adapter.validate_python(refused)
+                    await write.send(SessionMessage(message))
+
+                lines.answer = answer
                 await server.run(read, write, server.create_initialization_options())
 
         log(f"tocsearch MCP server on stdio, store {host.store}")
@@ -211,7 +232,9 @@ def serve(
     if transport == "http":
         import uvicorn
 
-        app = server.streamable_http_app(host=_LOOPBACK)
+        from tocsearch._mcp_wire import refusing_app
+
+        app = refusing_app(server.streamable_http_app(host=_LOOPBACK))
         log(f"tocsearch MCP server at http://{_LOOPBACK}:{port}/mcp, store {host.store}")
         uvicorn.run(app, host=_LOOPBACK, port=port, log_level="warning")
         return

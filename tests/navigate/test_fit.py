@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -428,6 +429,19 @@ def test_a_piece_is_written_as_json_dumps_writes_it(data: object) -> None:
     assert _json(data) == json.dumps(data, ensure_ascii=False)
 
 
+# Items of any length, up to forty times their text.
+_long_items = st.builds(
+    lambda item, repeats: attrs.evolve(item, text=" ".join([item.text] * repeats)),
+    _items,
+    st.integers(1, 40),
+)
+
+
+def _words(text: str) -> int:
+    """An estimator that counts words, and does not add up over the pieces of a rendering."""
+    return len(text.split()) + 1
+
+
 def _kept(evidence: Sequence[Evidence]) -> Counter[tuple[object, ...]]:
     """Which offered items ``evidence`` holds, in whatever form (whole, lean, slim or
     clipped): what every form of an item keeps of it."""
@@ -443,25 +457,54 @@ def _kept(evidence: Sequence[Evidence]) -> Counter[tuple[object, ...]]:
         st.just("") | st.just(EXPLAINED) | sentences,
         st.just(()) | navigation_steps(),
     ),
-    offered=st.lists(
-        st.builds(
-            lambda item, repeats: attrs.evolve(item, text=" ".join([item.text] * repeats)),
-            _items,
-            st.integers(1, 40),
-        ),
-        max_size=16,
-    ),
+    # Any items, or a dozen of one length: there a path summary the budget's tenth just
+    # admits would take one's room.
+    offered=st.lists(_long_items, max_size=16) | st.integers(2, 14).map(_offered),
     budget=st.integers(120, 1500),
-    larger=st.floats(2.0, 4.0),
+    far=st.integers(1, 6000),
+    estimator=st.sampled_from([estimate_tokens, _characters, _words]),
 )
 def test_a_larger_budget_keeps_the_evidence_a_smaller_one_kept(
-    result: NavigationResult, offered: list[Evidence], budget: int, larger: float
+    result: NavigationResult,
+    offered: list[Evidence],
+    budget: int,
+    far: int,
+    estimator: TokenEstimator,
 ) -> None:
-    """Every item the fit keeps at a budget, in any form, it keeps at twice that budget or
-    more: the best evidence is taken in order, and a short item further down never takes the
-    place of a longer one before it."""
+    """Every item the fit keeps at a budget, in any form, it keeps at every larger budget:
+    the best evidence is taken in order, a short item further down never takes the place of
+    a longer one before it, and a path that takes an item's room gives way to the item.
+    Checked at budgets a few tokens apart (between two of them a path summary may come to
+    fit the budget's tenth) and at one far larger."""
+    kept = [
+        _kept(
+            fit(
+                result, offered, budget=b, estimator=estimator, full_path=False, note=_note
+            ).evidence
+        )
+        for b in [*range(budget, budget + 1000, 9), budget + 1000 + far]
+    ]
+    assert all(not smaller - larger for smaller, larger in itertools.pairwise(kept))
+
+
+@given(
+    result=st.builds(
+        lambda reason, steps: attrs.evolve(_fitted(reason, 200, []), steps=steps),
+        st.just("") | st.just(EXPLAINED) | sentences,
+        navigation_steps(),
+    ),
+    offered=st.lists(_long_items, min_size=1, max_size=16),
+    budget=st.integers(120, 1500),
+    extra=st.integers(1, 40) | st.integers(1, 6000),
+)
+def test_a_larger_budget_keeps_the_best_item_beside_the_full_path(
+    result: NavigationResult, offered: list[Evidence], budget: int, extra: int
+) -> None:
+    """With the full path asked for, the path comes first and may take more of a larger
+    budget than the evidence it left room for; the best item a budget keeps, every larger
+    budget keeps too."""
     small, large = (
-        fit(result, offered, budget=b, estimator=estimate_tokens, full_path=False, note=_note)
-        for b in (budget, int(budget * larger))
+        fit(result, offered, budget=b, estimator=estimate_tokens, full_path=True, note=_note)
+        for b in (budget, budget + extra)
     )
-    assert not _kept(small.evidence) - _kept(large.evidence)
+    assert not _kept(small.evidence[:1]) - _kept(large.evidence)

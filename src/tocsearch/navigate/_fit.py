@@ -13,9 +13,11 @@ with the path). Neither may exceed the budget. Within it:
    what is left, clipped to fit (and marked so), and ends the evidence; when not all fit,
    the items without what can be worked out again or looked up by id (matched terms, the
    grips of an event, the titles and conversations of the segments), if that returns more
-   of them. So a larger budget never keeps less of the best evidence: what a budget keeps,
-   twice the budget keeps too (not always a budget only a little larger, whose tenth may
-   just admit a path summary that takes an item's room). Each item is costed as it is
+   of them. When not every item fits, the answer with the path in the evidence's leftover
+   room is taken too, if it returns more: a path summary that a budget's tenth just admits
+   never takes an item's room. So a larger budget never keeps less of the best evidence:
+   what a budget keeps, every larger budget keeps too (with the full path asked for, which
+   comes first and grows with the budget, the best item). Each item is costed as it is
    rendered: its segment's heading with a segment's first item, the Markdown's closing line
    with the first of all;
 4. with room left, the full path in place of the one-step-per-phase summary.
