@@ -1,6 +1,7 @@
 """Hypothesis profiles: "dev" is quick, "ci" is thorough. CI=true picks "ci"; HYPOTHESIS_PROFILE
 names one outright. "deep" draws twenty times CI's examples, for a long search of the modules that
-read input (ids, time hints, importers, stored records), run on purpose and never by default.
+read input (ids, time hints, importers, stored records), run on purpose and never by default; a
+test that sets a count of its own draws twenty times that count (tests/_support/examples.py).
 
 With ``TOCSEARCH_TEST_LOCK=msvcrt`` the session runs with ``fcntl`` hidden and the file stores
 over their Windows lock (see tests/_support/fallback_lock.py).
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 
 from tests._support import collected, fallback_lock
+from tests._support.examples import CI_EXAMPLES
 
 if fallback_lock.wanted():
     fallback_lock.use_msvcrt_lock()
@@ -19,10 +21,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci", max_examples=CI_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
-    "deep", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "deep",
+    max_examples=20 * CI_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
     "dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]

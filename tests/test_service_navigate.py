@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests._support.examples import scaled
 from tocsearch.examples import EXAMPLE_END, load_example_events
 from tocsearch.ingest import TocBuilder
 from tocsearch.levels import TocLevel
@@ -68,7 +69,7 @@ def test_a_window_before_the_history_leaves_no_evidence(service: MemoryService) 
     assert result.evidence == ()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 @given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.integers(1, 8))
 def test_navigate_evidence_lies_inside_the_window(
     service: MemoryService, first: float, second: float, limit: int
@@ -86,7 +87,7 @@ def test_navigate_evidence_lies_inside_the_window(
         assert window.overlaps(item.start_time, item.end_time)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 @given(st.floats(0.0, 1.0), st.sampled_from([TocLevel.SEGMENT, TocLevel.DAY]))
 def test_search_children_keeps_nodes_that_overlap_the_window(
     service: MemoryService, share: float, level: TocLevel

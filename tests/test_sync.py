@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests._support.cli import run
+from tests._support.examples import scaled
 from tocsearch.errors import ImportFailed
 from tocsearch.storage import InMemoryStorage
 from tocsearch.storage.protocol import Storage
@@ -126,7 +127,7 @@ def test_a_truncated_or_replaced_file_is_read_again(store: Store, tmp_path: Path
     assert "replaced file line" in store.texts()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=scaled(20), deadline=None)
 @given(st.lists(st.integers(1, 4), min_size=1, max_size=6))
 def test_syncing_in_pieces_stores_what_one_read_stores(pieces: list[int]) -> None:
     """However a transcript grows between syncs, the stored events are those of one read."""

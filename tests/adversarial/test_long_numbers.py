@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 
 from tocsearch import AgentTools, InMemoryStorage, load_events
 from tocsearch._json_text import read_json
@@ -42,7 +43,7 @@ def test_a_tool_call_with_a_number_too_long_is_an_error_result(number: str) -> N
     assert answer["error"]["message"] == f"arguments are not valid JSON: JSON holds {_SAID}"
 
 
-@settings(max_examples=10)
+@settings(max_examples=scaled(10))
 @given(number=_numbers, name=st.sampled_from(["jsonl", "claude-code"]))
 def test_a_line_with_a_number_too_long_is_one_bad_record(number: str, name: str) -> None:
     """In a lenient import the line is one problem naming the long number; the good line before

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.cli import run
+from tests._support.examples import scaled
 from tests._support.storage_helpers import make_event, make_node
 
 from tocsearch import check_tree, ids
@@ -289,7 +290,7 @@ def test_shelve_index_line_of_another_shape_is_reported(line: bytes, tmp_path: P
     assert any("cannot open the dbm database" in problem for problem in salvaged.problems)
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(batches=st.integers(2, 5), cut=st.floats(0.0, 1.0))
 def test_any_cut_of_the_shelve_journal_is_a_crash_or_reported(batches: int, cut: float) -> None:
     """A journal cut anywhere inside its last line looks like a crash during that append and

@@ -19,6 +19,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.storage_helpers import FILE_BACKENDS, make_event, make_node, open_store
 
 from tocsearch import ids
@@ -63,7 +64,7 @@ def _write_across_the_swap(
 
 
 @pytest.mark.parametrize("backend", FILE_BACKENDS)
-@settings(max_examples=10)
+@settings(max_examples=scaled(10))
 @given(before=st.integers(0, 4), after=st.integers(1, 4), also_check=st.booleans())
 def test_writes_after_the_directory_is_replaced_fail_clearly_and_lose_nothing(
     backend: str, before: int, after: int, also_check: bool
@@ -140,7 +141,7 @@ def _answer(read: Callable[[Storage], object], store: Storage) -> tuple[str, obj
 
 @pytest.mark.parametrize("backend", FILE_BACKENDS)
 @pytest.mark.parametrize("readonly", [False, True])
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=scaled(12), deadline=None)
 @given(
     swap=st.sampled_from(["a file", "gone", "another directory"]),
     warmed=st.lists(st.sampled_from(sorted(_READS)), max_size=4),

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.cli import run
+from tests._support.examples import scaled
 from tests.test_sync import Store
 
 from tocsearch.errors import ImportFailed, StorageError
@@ -75,7 +76,7 @@ def _odd_entry(folder: Path, kind: str) -> None:
         os.close(os.open(os.fsencode(folder) + b"/name-\xff.jsonl", os.O_CREAT | os.O_WRONLY))
 
 
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 @given(files=_files, odd=st.lists(st.sampled_from(_ODD_ENTRIES), unique=True))
 def test_sync_stores_every_good_line_and_names_every_bad_one(
     files: list[list[str]], odd: list[str]

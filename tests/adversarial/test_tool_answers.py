@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests._support.cli import example_store
+from tests._support.examples import scaled
 from tests.strategies import any_text
 
 from tocsearch import AgentTools
@@ -38,7 +39,7 @@ def _read(answer: str) -> Any:
     return json.loads(answer)
 
 
-@settings(max_examples=60)
+@settings(max_examples=scaled(60))
 @given(data=st.data(), tool=st.sampled_from(sorted(_ARGUMENTS)), value=any_text)
 @example(data=None, tool="search_node", value="\udcff")
 def test_agent_tool_answers_are_utf8_json(
@@ -59,7 +60,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> ToolHost:
     return ToolHost(store, now=EXAMPLE_END, sync=lambda _, arguments: _mcp._sync(args, arguments))
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=scaled(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=any_text, tool=st.sampled_from(["sync", "navigate", "expand", "search_node"]))
 @example(value="\udcff.jsonl", tool="sync")
 @example(value="\ud800", tool="sync")

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests._support.cli import run
+from tests._support.examples import scaled
 from tests.strategies import any_text
 
 from tocsearch.examples import example_path
@@ -67,7 +68,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "store"
 
 
-@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=scaled(20), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), command=st.sampled_from(sorted(_COMMANDS)))
 def test_any_arguments_get_an_answer_or_a_clear_error(
     store: Path, data: st.DataObject, command: str

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 
 from tocsearch.errors import ImportFailed
 from tocsearch.importers import load_events
@@ -56,7 +57,7 @@ def test_a_file_of_one_undecodable_line_is_detected_as_jsonl_and_reported(
         assert [str(problem) for problem in result.problems] == [expected]
 
 
-@settings(max_examples=40)
+@settings(max_examples=scaled(40))
 @given(
     count=st.integers(1, 30),
     data=st.data(),

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests.strategies import events, toc_nodes
 
 from tocsearch.index import SearchIndex
@@ -65,7 +66,7 @@ def _by_rank(
     return list(found)[:limit]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(
     texts=st.lists(st.tuples(_times, _texts), min_size=1, max_size=30),
     titles=st.lists(st.tuples(_times, _texts, _texts), max_size=12),

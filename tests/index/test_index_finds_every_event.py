@@ -8,6 +8,7 @@ from __future__ import annotations
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.ingest_strategies import SMALL_CONFIG, batchings, event_streams
 
 from tocsearch.index import IndexingStorage, SearchIndex
@@ -32,7 +33,7 @@ def _marked(stream: list[Event]) -> list[Event]:
     ]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 @given(event_streams(max_size=20), st.data())
 def test_full_text_finds_each_stored_event_and_only_those(
     stream: list[Event], data: st.DataObject

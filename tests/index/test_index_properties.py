@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests.strategies import events, sentences, toc_nodes
 
 from tocsearch.errors import StoreCorrupted
@@ -112,7 +113,7 @@ def _apply(store: Storage, data: st.DataObject, operations: list[tuple[str, Any]
             store.put_node(value)
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(st.data(), _operations)
 def test_writes_through_the_indexing_store_keep_the_index_in_step(
     data: st.DataObject, operations: list[tuple[str, Any]]
@@ -135,7 +136,7 @@ def _owners_in_store(store: Storage) -> dict[str, tuple[str, ...]]:
     return {event_id: tuple(sorted(set(nodes))) for event_id, nodes in found.items()}
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(st.data(), _operations)
 def test_the_index_names_every_segment_the_store_lists_an_event_under(
     data: st.DataObject, operations: list[tuple[str, Any]]
@@ -160,7 +161,7 @@ def test_the_index_names_every_segment_the_store_lists_an_event_under(
     index.check()
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(st.data(), _operations)
 def test_sync_after_writes_behind_the_index_restores_agreement(
     data: st.DataObject, operations: list[tuple[str, Any]]
@@ -174,7 +175,7 @@ def test_sync_after_writes_behind_the_index_restores_agreement(
     index.check()
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(st.data(), _event_operations)
 def test_every_event_has_one_vector_of_its_current_text_after_any_batches(
     data: st.DataObject, operations: list[tuple[str, Any]]
@@ -204,7 +205,7 @@ def test_every_event_has_one_vector_of_its_current_text_after_any_batches(
 _TAMPERS = ("move a vector", "drop a vector, add a stray", "cut a vector short")
 
 
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 @given(st.data(), _event_operations, st.sampled_from(_TAMPERS))
 def test_check_names_any_vector_that_is_missing_stray_or_cut(
     data: st.DataObject, operations: list[tuple[str, Any]], tamper: str

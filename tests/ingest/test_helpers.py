@@ -19,6 +19,7 @@ if sys.platform == "linux":
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support import helper_checks
+from tests._support.examples import scaled
 
 from tocsearch.errors import InvalidArgument
 from tocsearch.ingest import TocBuilder
@@ -32,7 +33,7 @@ def _square(job: int) -> int:
     return job * job
 
 
-@settings(max_examples=15)
+@settings(max_examples=scaled(15))
 @given(st.lists(st.integers(-1000, 1000), max_size=40), st.integers(0, 2))
 def test_results_come_in_the_jobs_order(jobs: list[int], helpers: int) -> None:
     """Whatever the jobs and however many helpers, the results are make(job) in order."""

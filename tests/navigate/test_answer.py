@@ -12,6 +12,7 @@ from unittest import mock
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests.strategies import planted_histories, planted_token
 
 from tocsearch.errors import InvalidArgument
@@ -58,7 +59,7 @@ def reading_grips(*args: object, **kwargs: object) -> object:
 
 
 @given(events=planted_histories(), picks=st.lists(st.integers(0, 23), min_size=1, max_size=3))
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 def test_a_store_without_events_reads_no_grip_and_answers_alike(
     events: list[Event], picks: list[int]
 ) -> None:
@@ -81,7 +82,7 @@ def test_a_store_without_events_reads_no_grip_and_answers_alike(
 
 
 @given(events=planted_histories())
-@settings(max_examples=10)
+@settings(max_examples=scaled(10))
 def test_a_store_with_events_still_reads_the_grips(events: list[Event]) -> None:
     """With its events stored, a time-only question reads the grips of the statements it
     offers, to find the events they cite."""

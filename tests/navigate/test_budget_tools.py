@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.budget import evidence_items, rendered_tokens
+from tests._support.examples import scaled
 
 from tocsearch._clock import parse_zone
 from tocsearch.examples import (
@@ -54,7 +55,7 @@ def _matched(result: NavigationResult, budget: int) -> bool:
     return bool(result.terms) or budget >= 500
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(question=st.sampled_from(QUESTIONS), budget=st.sampled_from(BUDGETS))
 def test_tool_output_fits_the_budget_with_evidence(
     tools: AgentTools, question: str, budget: int
@@ -142,7 +143,7 @@ def test_bad_budgets_are_clear_errors(
     assert message in data["error"]["message"]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=scaled(30), deadline=None)
 @given(
     question=st.sampled_from(load_example_questions()),
     budget=st.sampled_from(BUDGETS),

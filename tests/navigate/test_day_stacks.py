@@ -12,6 +12,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.synthetic import history
 from tests._support.walks import term_sets
 
@@ -164,7 +165,7 @@ extra_sessions = st.builds(
 )
 
 
-@settings(max_examples=15)
+@settings(max_examples=scaled(15))
 @given(extra_sessions, term_sets)
 def test_stacks_answer_as_days_after_the_store_changes(
     built: InMemoryStorage, extra: list[Event], terms: tuple[str, ...]

@@ -10,6 +10,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.synthetic import history
 from tests._support.walks import WALK_LIMITS, term_sets
 
@@ -89,7 +90,7 @@ def read_and_pruned(
     return sorted(child.node_id for child in kept), len(fresh)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(
     index=st.integers(0, 10_000),
     terms=term_sets,

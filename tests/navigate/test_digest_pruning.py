@@ -10,6 +10,7 @@ from functools import partial
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.navtree import Seg, build_nodes, build_store, utc
 
 from tocsearch import ids
@@ -43,7 +44,7 @@ def large_history(target: int, term: str) -> list[Seg]:
 
 
 @given(target=st.integers(0, SEGMENTS - 1))
-@settings(max_examples=3)
+@settings(max_examples=scaled(3))
 def test_a_unique_term_in_a_large_tree_is_found_reading_few_nodes(target: int) -> None:
     """In a tree of 5,000 segments, a term said in one segment only is found, reading a
     small fraction of the nodes, and the path says which branches it skipped."""
@@ -79,7 +80,7 @@ def broken(nodes: dict[str, TocNode], digest: str) -> InMemoryStorage:
 
 
 @given(digest=st.sampled_from(["not base64!", "AAAA", "eJwDAAAAAAE=", "x" * 40]))
-@settings(max_examples=4)
+@settings(max_examples=scaled(4))
 def test_a_malformed_digest_is_unknown_and_never_prunes(digest: str) -> None:
     """Digests that do not decode are treated as absent: the planted term is still found."""
     specs = large_history(123, "quokkaflux")[:600]

@@ -9,6 +9,7 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests._support.budget import limit_named, rendered_tokens
+from tests._support.examples import scaled
 from tests._support.navtree import utc
 
 from tocsearch import ids
@@ -88,7 +89,7 @@ def test_grep_returns_the_matching_events_with_their_ids() -> None:
 
 
 @given(budget=st.integers(200, 1500), iterations=st.integers(1, 8))
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=scaled(20), deadline=None)
 def test_limits_hold_with_events(budget: int, iterations: int) -> None:
     """With events to grep, the rendered result stays within the budget (and tokens_used
     says what it costs), iterations within the limit, and a walk cut short says so."""

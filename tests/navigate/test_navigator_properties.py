@@ -9,6 +9,7 @@ from datetime import timedelta
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests._support.budget import limit_named, rendered_tokens
+from tests._support.examples import scaled
 from tests._support.navtree import Seg, build_store, topic_rollup, utc
 from tests.strategies import any_text
 
@@ -48,7 +49,7 @@ def planted_histories(draw: st.DrawFn) -> tuple[list[Seg], int]:
     hinted=st.booleans(),
     digests=st.booleans(),
 )
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 def test_a_unique_planted_term_is_always_found(
     history: tuple[list[Seg], int], rolled: bool, hinted: bool, digests: bool
 ) -> None:
@@ -78,7 +79,7 @@ def test_a_unique_planted_term_is_always_found(
     iterations=st.integers(1, 60),
     query=st.sampled_from(["bug", "cache retry", "login last month", "what happened yesterday?"]),
 )
-@settings(max_examples=30)
+@settings(max_examples=scaled(30))
 def test_limits_always_hold(
     history: tuple[list[Seg], int], budget: int, iterations: int, query: str
 ) -> None:

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.navtree import Seg, build_store, utc
 
 from tocsearch import ids
@@ -109,7 +110,7 @@ def _everything_sorted(store: InMemoryStorage, spans: tuple[TimeRange, ...]) -> 
 
 
 @given(store=stores(), spans=ranges())
-@settings(max_examples=150)
+@settings(max_examples=scaled(150))
 def test_newest_first_matches_sorting_everything(
     store: InMemoryStorage, spans: tuple[TimeRange, ...]
 ) -> None:
@@ -120,7 +121,7 @@ def test_newest_first_matches_sorting_everything(
 
 
 @given(store=stores(), bounds=st.tuples(st.none() | offsets, st.none() | offsets))
-@settings(max_examples=100)
+@settings(max_examples=scaled(100))
 def test_newest_in_open_ranges_matches_the_store(
     store: InMemoryStorage, bounds: tuple[int | None, int | None]
 ) -> None:

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.navtree import Seg, build_store, utc
 
 from tocsearch.levels import TocLevel
@@ -136,7 +137,7 @@ def test_the_first_pages_are_small_and_grow_to_the_page_size() -> None:
     width=st.integers(1, 6),
     largest=st.integers(1, 60),
 )
-@settings(max_examples=60)
+@settings(max_examples=scaled(60))
 def test_graded_pages_keep_the_order_and_never_mix_passes(
     shape: list[tuple[int, int]], width: int, largest: int
 ) -> None:
@@ -159,7 +160,7 @@ def test_graded_pages_keep_the_order_and_never_mix_passes(
 
 
 @given(terms=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 def test_a_route_yields_every_holder_once_by_descending_pass(terms: list[str]) -> None:
     """Every segment holding a term comes once, passes from the most terms down, and no
     segment holds more terms than the pass it came in allows (nothing is lost)."""
@@ -189,7 +190,7 @@ def test_a_route_yields_every_holder_once_by_descending_pass(terms: list[str]) -
     terms=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True),
     need=st.integers(1, 3),
 )
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 def test_pruning_by_the_segment_map_keeps_what_the_digests_keep(
     terms: list[str], need: int
 ) -> None:

@@ -10,6 +10,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.synthetic import history
 from tests._support.walks import VOCABULARY
 from tests.navigate.test_day_stacks import copied, shifted
@@ -86,7 +87,7 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=scaled(8), deadline=None)
 @given(steps)
 def test_any_interleaving_of_writes_and_questions_answers_as_a_fresh_navigator(
     built: InMemoryStorage, script: list[tuple[str, str]]

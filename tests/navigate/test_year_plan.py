@@ -9,6 +9,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.walks import term_sets
 from tests.navigate.test_day_stacks import QUERIES, built, copied, days_of, extra_sessions
 
@@ -77,7 +78,7 @@ def test_a_planned_year_is_walked_as_node_by_node(built: InMemoryStorage, query:
     assert all(isinstance(plan, YearPlan) for _, plan in skeleton.plans.values())
 
 
-@settings(max_examples=15)
+@settings(max_examples=scaled(15))
 @given(term_sets, st.integers(0, 6))
 def test_a_planned_year_walks_as_node_by_node_whenever_the_stack_is_read(
     built: InMemoryStorage, terms: tuple[str, ...], direct: int
@@ -87,7 +88,7 @@ def test_a_planned_year_walks_as_node_by_node_whenever_the_stack_is_read(
     assert_planned_as_walked(built, terms, direct)
 
 
-@settings(max_examples=10)
+@settings(max_examples=scaled(10))
 @given(extra_sessions, term_sets)
 def test_a_planned_year_walks_as_node_by_node_after_the_store_changes(
     built: InMemoryStorage, extra: list[Event], terms: tuple[str, ...]
@@ -128,7 +129,7 @@ def test_a_week_with_a_day_the_stack_does_not_hold_is_walked_day_by_day(
     )
 
 
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 @given(term_sets, st.integers(1, 3), st.booleans())
 def test_a_bitmap_test_keeps_what_the_digests_keep(
     built: InMemoryStorage, terms: tuple[str, ...], need: int, repeated: bool
@@ -158,7 +159,7 @@ def test_a_bitmap_test_keeps_what_the_digests_keep(
     assert tested.columns_kept(columns, need) == kept
 
 
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 @given(
     capacity=st.integers(0, 160),
     steps=st.lists(st.integers(0, 60), min_size=1, max_size=6),

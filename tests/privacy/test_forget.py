@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.records import files_text, records_text
 from tests._support.storage_helpers import BACKENDS, FILE_BACKENDS, open_store
 from tests.strategies import planted_histories, planted_token
@@ -262,7 +263,7 @@ def _every_text(store: Storage, index: SearchIndex) -> str:
     )
 
 
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 @given(
     history=planted_histories(),
     data=st.data(),

@@ -15,6 +15,7 @@ import attrs
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.fts_merges import fts_segments, refuse_merges
 from tests._support.storage_helpers import make_event, make_node
 
@@ -111,7 +112,7 @@ def test_a_write_past_the_floor_merges_each_table_into_one_segment_and_answers_t
     unmerged.close()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=scaled(20), deadline=None)
 @given(sizes=st.lists(st.integers(1, 60), min_size=1, max_size=12), floor=st.integers(1, 150))
 def test_the_store_is_merged_exactly_when_the_rule_says(sizes: list[int], floor: int) -> None:
     """After every batch the recorded merge count is what the rule gives for the counts seen

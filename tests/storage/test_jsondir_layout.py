@@ -13,6 +13,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.first_layout import write_first_layout
 from tests._support.storage_helpers import make_event
 from tests._support.synthetic import START, history
@@ -247,7 +248,7 @@ def test_tree_file_of_one_line_is_read_with_its_spans_worked_out(
         assert _records(store)[:2] == _records(reference)[:2]
 
 
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 @given(
     batches=st.lists(st.integers(1, 6), min_size=1, max_size=5),
     cut=st.floats(0.0, 1.0),

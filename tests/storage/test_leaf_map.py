@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from tests._support.examples import scaled
 
 from tocsearch.errors import InvalidArgument, StoreCorrupted
 from tocsearch.storage._leaf_map import LeafMap
@@ -88,7 +89,7 @@ class LeafMapMachine(RuleBasedStateMachine):
             assert table._dictionary
 
 
-LeafMapMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=20)
+LeafMapMachine.TestCase.settings = settings(max_examples=scaled(60), stateful_step_count=20)
 test_a_leaf_map_agrees_with_a_dict = LeafMapMachine.TestCase
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests.strategies import events, grips, suffixes, toc_nodes
 
 from tocsearch import ids
@@ -364,7 +365,7 @@ def _many_segments(count: int) -> list[TocNode]:
 _MANY = _many_segments(300)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 @given(
     st.lists(st.lists(wide_nodes(), max_size=4), max_size=3),
     st.lists(st.integers(0, len(_MANY) - 1), max_size=6),
@@ -401,7 +402,7 @@ def test_every_node_reads_back_as_stored_in_either_layout_after_updates(
                 same_fields(store.get_node(node_id), node)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=scaled(10), deadline=None)
 @given(st.lists(wide_nodes(), max_size=4), st.booleans())
 def test_a_store_pickled_in_the_layout_before_loads_with_segments_packed_alone(
     nodes: list[TocNode], leaves_of_16: bool

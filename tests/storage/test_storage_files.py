@@ -17,6 +17,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.storage_helpers import FILE_BACKENDS, make_event, make_node, open_file_store
 from tests._support.tree_files import edit_tree
 
@@ -457,7 +458,7 @@ def _shelve_view(store: ShelveStorage) -> tuple[object, ...]:
         return ("scrubbed",)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=scaled(20), deadline=None)
 @given(writes=_SHELVE_WRITES)
 def test_a_shelve_reader_answers_from_one_snapshot_per_revision(
     writes: list[tuple[str, int]],

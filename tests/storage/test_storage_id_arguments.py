@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
+from tests._support.examples import scaled
 from tests._support.storage_helpers import (
     BACKENDS,
     MEMORY_BACKENDS,
@@ -100,7 +101,7 @@ def _unchanged(store: Storage) -> None:
 
 
 @pytest.mark.parametrize("method", sorted(_ID_CALLS))
-@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=scaled(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(odd=non_string_ids)
 @example(odd=7)
 @example(odd=None)

@@ -12,6 +12,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.examples import scaled
 from tests._support.storage_helpers import make_event, make_node
 from tests._support.synthetic import history
 from tests.strategies import events
@@ -82,7 +83,7 @@ def test_segment_texts_follow_puts_and_deletes(tmp_path: Path) -> None:
         store.check()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=scaled(25), deadline=None)
 @given(
     batches=st.lists(st.lists(events(), max_size=5), max_size=5),
     moved=st.sets(st.integers(0, 24), max_size=5),
