@@ -146,7 +146,7 @@ def _answer_or_error(navigator: Navigator, question: str) -> NavigationResult | 
     budget=st.sampled_from([160, 240, 400, 700, 2000]),
     limit=st.integers(1, 12),
 )
-@settings(max_examples=40)
+@settings(max_examples=scaled(40))
 def test_items_read_whole_as_the_fit_asks_answer_as_reading_them_all_first(
     events: list[Event], picks: list[int], budget: int, limit: int
 ) -> None:
@@ -171,7 +171,7 @@ def test_items_read_whole_as_the_fit_asks_answer_as_reading_them_all_first(
 
 
 @given(events=planted_histories(), order=st.permutations(range(8)))
-@settings(max_examples=25)
+@settings(max_examples=scaled(25))
 def test_an_offered_item_read_whole_is_the_same_in_any_order(
     events: list[Event], order: list[int]
 ) -> None:
