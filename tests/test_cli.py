@@ -200,16 +200,21 @@ def test_usage_errors_exit_2(argv: list[str]) -> None:
     assert "usage:" in err
 
 
-def test_python_dash_m_entry_point(tmp_path: Path) -> None:
-    """`python -m tocsearch` runs the same command line in a real subprocess."""
-    env = {**os.environ, "TOCSEARCH_HOME": str(tmp_path / "home")}
-    completed = subprocess.run(
-        [sys.executable, "-m", "tocsearch", "root"],
+def _python_m(command: str, home: str) -> subprocess.CompletedProcess[str]:
+    """``python -m tocsearch COMMAND`` in a real subprocess with ``$TOCSEARCH_HOME`` at
+    ``home``."""
+    return subprocess.run(
+        [sys.executable, "-m", "tocsearch", command],
         capture_output=True,
         text=True,
-        env=env,
+        env={**os.environ, "TOCSEARCH_HOME": home},
         check=False,
     )
+
+
+def test_python_dash_m_entry_point(tmp_path: Path) -> None:
+    """`python -m tocsearch` runs the same command line in a real subprocess."""
+    completed = _python_m("root", str(tmp_path / "home"))
     assert completed.returncode == 1
     assert "no store at" in completed.stderr
     assert str(tmp_path / "home") in completed.stderr
@@ -218,15 +223,8 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
 @pytest.mark.parametrize("home", ["~no-such-user-of-this-system/store", "~0"])
 def test_a_store_home_of_an_unknown_user_is_a_clear_error(home: str) -> None:
     """``$TOCSEARCH_HOME`` at the home of a user the system does not know exits with status 1
-    and a message naming it, never a traceback; nothing is created."""
-    env = {**os.environ, "TOCSEARCH_HOME": home}
-    completed = subprocess.run(
-        [sys.executable, "-m", "tocsearch", "stats"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    and a message naming the variable, never a traceback."""
+    completed = _python_m("stats", home)
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr
     assert f"TOCSEARCH_HOME={home!r}" in completed.stderr
