@@ -22,6 +22,7 @@ needs no SDK at all.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -201,8 +202,6 @@ def serve(
     """
     server = build_server(host)
     if transport == "stdio":
-        import sys
-
         import anyio
         import mcp.types as types
         from mcp.server.stdio import stdio_server
